@@ -1,0 +1,39 @@
+"""Where an agent's commands run: isolation backends behind one protocol."""
+
+from __future__ import annotations
+
+from reclaim.sandbox import bwrap
+from reclaim.sandbox.base import Bind, ExecResult, Sandbox, SandboxConfig, SandboxError, kill_tree
+from reclaim.sandbox.process import WARNING as PROCESS_WARNING
+
+BACKENDS = ("bwrap", "process")
+
+
+def default_backend() -> str:
+    """bwrap where it works, else process (which callers must announce loudly)."""
+    return "bwrap" if bwrap.available() is None else "process"
+
+
+def make_sandbox(name: str, config: SandboxConfig) -> Sandbox:
+    if name == "bwrap":
+        return bwrap.BwrapSandbox(config)
+    if name == "process":
+        from reclaim.sandbox.process import ProcessSandbox
+
+        return ProcessSandbox(config)
+    raise SandboxError(f"unknown sandbox '{name}'; choose one of {', '.join(BACKENDS)}")
+
+
+def check_backend(name: str) -> str | None:
+    """None when the backend can run here, else why not."""
+    if name == "bwrap":
+        return bwrap.available()
+    if name in BACKENDS:
+        return None
+    return f"unknown sandbox '{name}'; choose one of {', '.join(BACKENDS)}"
+
+
+__all__ = [
+    "BACKENDS", "Bind", "ExecResult", "PROCESS_WARNING", "Sandbox", "SandboxConfig",
+    "SandboxError", "check_backend", "default_backend", "kill_tree", "make_sandbox",
+]

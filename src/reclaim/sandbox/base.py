@@ -1,0 +1,170 @@
+"""The Sandbox protocol and what the backends share: config, results, killing a tree."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import psutil
+
+GRACE_SECONDS = 2.0
+DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+class SandboxError(Exception):
+    """The sandbox itself failed (not the command run inside it)."""
+
+
+@dataclass
+class Bind:
+    """A host path made visible inside the sandbox."""
+
+    host: Path
+    inside: str
+    writable: bool = False
+
+
+@dataclass
+class SandboxConfig:
+    workspace: Path
+    network: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+    binds: list[Bind] = field(default_factory=list)
+    hidden: list[Path] = field(default_factory=list)
+    """Host paths that must not be visible even if they lie inside a bound folder."""
+
+
+@dataclass
+class ExecResult:
+    cmd: list[str]
+    exit_code: int | None
+    timed_out: bool
+    start: float
+    end: float
+    stdout_path: Path
+    stderr_path: Path
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """A place to run an agent's commands over one workspace."""
+
+    name: str
+    isolated: bool
+    workspace_inside: str
+    """The workspace's path as programs inside the sandbox see it."""
+
+    def start(self) -> None: ...
+
+    def exec(self, cmd: list[str], *, stdout: Path, stderr: Path, timeout: float | None = None,
+             env: dict[str, str] | None = None) -> ExecResult: ...
+
+    def inside(self, host: Path) -> str:
+        """Where a host path bound into the sandbox appears inside it."""
+        ...
+
+    def read_file(self, rel: str) -> bytes: ...
+
+    def write_file(self, rel: str, data: bytes, mode: int = 0o644) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def interpreter_dirs() -> list[Path]:
+    """Folders the running Python needs: the virtual environment and its base install."""
+    dirs = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+    return sorted(d for d in dirs if not str(d).startswith("/usr/"))
+
+
+def base_env(config: SandboxConfig, workspace: str) -> dict[str, str]:
+    """A clean environment: nothing from the host's, so no key can leak in."""
+    venv_bin = str(Path(sys.executable).parent)
+    env = {
+        "PATH": f"{venv_bin}:{DEFAULT_PATH}",
+        "HOME": workspace,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TMPDIR": "/tmp",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+    }
+    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # machine facts numpy needs, not secrets
+        if key in os.environ:
+            env[key] = os.environ[key]
+    env.update(config.env)
+    return env
+
+
+def resolve_inside(root: Path, rel: str) -> Path:
+    """The host path of ``rel`` under ``root``; refuses to leave the root."""
+    root = root.resolve()
+    target = (root / rel).resolve()
+    if target != root and root not in target.parents:
+        raise SandboxError(f"path '{rel}' leaves the workspace")
+    return target
+
+
+def run_killable(argv: list[str], *, cwd: str | None, env: dict[str, str], stdout: Path,
+                 stderr: Path, timeout: float | None, procs: set) -> ExecResult:
+    """Run argv in its own session, streaming output to files; kill the whole tree on timeout."""
+    stdout.parent.mkdir(parents=True, exist_ok=True)
+    stderr.parent.mkdir(parents=True, exist_ok=True)
+    start = time.time()
+    with open(stdout, "wb") as out, open(stderr, "wb") as err:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=err, start_new_session=True)
+        procs.add(proc)
+        timed_out = False
+        try:
+            code: int | None = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_tree(proc)
+            code = None
+        finally:
+            procs.discard(proc)
+    if code is not None and code < 0:
+        code = 128 - code  # killed by a signal, shell convention
+    return ExecResult(argv, code, timed_out, start, time.time(), stdout, stderr)
+
+
+def kill_tree(proc: subprocess.Popen, grace: float = GRACE_SECONDS) -> None:
+    """SIGTERM the process, its group and every descendant; SIGKILL what is left after grace."""
+    try:
+        family = [psutil.Process(proc.pid)]
+        family += family[0].children(recursive=True)
+    except psutil.NoSuchProcess:
+        family = []
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for p in family:
+            try:
+                p.send_signal(sig)
+            except psutil.NoSuchProcess:
+                pass
+        if sig == signal.SIGTERM:
+            _, alive = psutil.wait_procs(family, timeout=grace)
+            if not alive and proc.poll() is not None:
+                break
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass

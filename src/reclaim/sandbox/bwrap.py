@@ -1,0 +1,117 @@
+"""bubblewrap: a read-only view of the system, a writable workspace, no network, own PIDs."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from reclaim.sandbox.base import (
+    ExecResult, SandboxConfig, SandboxError, base_env, interpreter_dirs, kill_tree,
+    resolve_inside, run_killable,
+)
+
+WORKSPACE = "/workspace"
+# What programs need from /etc; the rest (keys, credentials, service configs) stays out.
+ETC_ENTRIES = (
+    "passwd", "group", "hosts", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
+    "alternatives", "localtime", "ssl", "ca-certificates", "mime.types", "os-release",
+    "debian_version", "protocols", "services", "magic", "magic.mime",
+)
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+
+
+@functools.cache
+def available() -> str | None:
+    """None when bwrap works here, else why not."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return "bubblewrap (bwrap) is not installed"
+    probe = subprocess.run([exe, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"bwrap cannot create namespaces here: {probe.stderr.strip()}"
+    return None
+
+
+class BwrapSandbox:
+    name = "bwrap"
+    isolated = True
+    workspace_inside = WORKSPACE
+
+    def __init__(self, config: SandboxConfig):
+        self.config = config
+        self._procs: set = set()
+        self._argv: list[str] | None = None
+
+    def start(self) -> None:
+        reason = available()
+        if reason:
+            raise SandboxError(reason)
+        self.config.workspace.mkdir(parents=True, exist_ok=True)
+        self._argv = self._build_argv()
+
+    def _build_argv(self) -> list[str]:
+        argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all",
+                "--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                "--dir", "/var/tmp", "--dir", "/run"]
+        if self.config.network:
+            argv.append("--share-net")
+        bound: list[Path] = []
+        for d in SYSTEM_DIRS:
+            p = Path(d)
+            if p.is_symlink():
+                argv += ["--symlink", os.readlink(p), d]
+            elif p.is_dir():
+                argv += ["--ro-bind", d, d]
+                bound.append(p)
+        for entry in ETC_ENTRIES:
+            p = Path("/etc", entry)
+            if p.exists():
+                argv += ["--ro-bind", str(p), str(p)]
+        for d in interpreter_dirs():
+            argv += ["--ro-bind", str(d), str(d)]
+            bound.append(d)
+        argv += ["--bind", str(self.config.workspace.resolve()), WORKSPACE]
+        for b in self.config.binds:
+            argv += ["--bind" if b.writable else "--ro-bind", str(b.host.resolve()), b.inside]
+        for h in self.config.hidden:
+            h = h.resolve()
+            if h.exists() and any(h == b or b in h.parents for b in bound):
+                argv += ["--tmpfs", str(h)] if h.is_dir() else ["--ro-bind", "/dev/null", str(h)]
+        return argv + ["--chdir", WORKSPACE, "--"]
+
+    def inside(self, host: Path) -> str:
+        host = host.resolve()
+        if host == self.config.workspace.resolve():
+            return WORKSPACE
+        for b in self.config.binds:
+            if b.host.resolve() == host:
+                return b.inside
+        raise SandboxError(f"{host} is not bound into the sandbox")
+
+    def exec(self, cmd: list[str], *, stdout: Path, stderr: Path, timeout: float | None = None,
+             env: dict[str, str] | None = None) -> ExecResult:
+        if self._argv is None:
+            raise SandboxError("sandbox not started")
+        full_env = base_env(self.config, WORKSPACE) | (env or {})
+        res = run_killable(self._argv + cmd, cwd=None, env=full_env, stdout=stdout, stderr=stderr,
+                           timeout=timeout, procs=self._procs)
+        res.cmd = cmd
+        return res
+
+    def read_file(self, rel: str) -> bytes:
+        return resolve_inside(self.config.workspace, rel).read_bytes()
+
+    def write_file(self, rel: str, data: bytes, mode: int = 0o644) -> None:
+        path = resolve_inside(self.config.workspace, rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        path.chmod(mode)
+
+    def stop(self) -> None:
+        for proc in list(self._procs):
+            kill_tree(proc)
+        self._procs.clear()

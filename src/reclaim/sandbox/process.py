@@ -1,0 +1,52 @@
+"""No isolation at all: commands run as host processes in the workspace. A last resort."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reclaim.sandbox.base import (
+    ExecResult, SandboxConfig, SandboxError, base_env, kill_tree, resolve_inside, run_killable,
+)
+
+WARNING = ("sandbox 'process' gives NO isolation: the agent can read the suite (with its reference "
+           "solutions), other trials, your home directory and the network. Install bubblewrap "
+           "(apt-get install bubblewrap) for real results.")
+
+
+class ProcessSandbox:
+    name = "process"
+    isolated = False
+
+    def __init__(self, config: SandboxConfig):
+        self.config = config
+        self._procs: set = set()
+        self.workspace_inside = str(config.workspace.resolve())
+
+    def start(self) -> None:
+        self.config.workspace.mkdir(parents=True, exist_ok=True)
+
+    def inside(self, host: Path) -> str:
+        host = host.resolve()
+        if host == self.config.workspace.resolve() or any(b.host.resolve() == host for b in self.config.binds):
+            return str(host)
+        raise SandboxError(f"{host} is not bound into the sandbox")
+
+    def exec(self, cmd: list[str], *, stdout: Path, stderr: Path, timeout: float | None = None,
+             env: dict[str, str] | None = None) -> ExecResult:
+        full_env = base_env(self.config, self.workspace_inside) | (env or {})
+        return run_killable(cmd, cwd=self.workspace_inside, env=full_env, stdout=stdout,
+                            stderr=stderr, timeout=timeout, procs=self._procs)
+
+    def read_file(self, rel: str) -> bytes:
+        return resolve_inside(self.config.workspace, rel).read_bytes()
+
+    def write_file(self, rel: str, data: bytes, mode: int = 0o644) -> None:
+        path = resolve_inside(self.config.workspace, rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        path.chmod(mode)
+
+    def stop(self) -> None:
+        for proc in list(self._procs):
+            kill_tree(proc)
+        self._procs.clear()

@@ -1,0 +1,13 @@
+"""Task specs: what a paper claims, what was released, and how a result is judged."""
+
+from reclaim.spec.load import Problem, SpecError, Suite, Task, content_hash, load_suite, load_task
+from reclaim.spec.models import (
+    Budget, Criteria, Direction, Level, Materials, MaterialRef, Paper, Reference, SuiteMeta,
+    Target, TaskSpec,
+)
+
+__all__ = [
+    "Budget", "Criteria", "Direction", "Level", "Materials", "MaterialRef", "Paper", "Problem",
+    "Reference", "SpecError", "Suite", "SuiteMeta", "Target", "Task", "TaskSpec", "content_hash",
+    "load_suite", "load_task",
+]

@@ -1,0 +1,234 @@
+"""Reading task.yaml and suite.yaml, with one clear message per problem."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from reclaim.spec.models import Level, SuiteMeta, TaskSpec
+
+TASK_FILE = "task.yaml"
+SUITE_FILE = "suite.yaml"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a spec: where, what, and how to fix it."""
+
+    file: Path
+    field: str
+    message: str
+    fix: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}: {self.field}" if self.field else str(self.file)
+        return f"{where}: {self.message} — fix: {self.fix}"
+
+
+class SpecError(Exception):
+    """A spec could not be loaded; carries every problem found, not just the first."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+def _fix_for(err: dict[str, Any], model: type[BaseModel], loc: tuple) -> str:
+    kind = err["type"]
+    if kind == "missing":
+        return f"add the required field '{loc[-1]}'"
+    if kind == "extra_forbidden":
+        allowed = _allowed_keys(model, loc[:-1])
+        hint = f" (allowed here: {', '.join(allowed)})" if allowed else ""
+        return f"remove '{loc[-1]}' or correct its spelling{hint}"
+    if kind == "finite_number":
+        return "give a finite number (not inf or nan)"
+    if kind in ("greater_than_equal", "greater_than"):
+        return f"use a value {'>=' if kind.endswith('equal') else '>'} {err['ctx'].get('ge', err['ctx'].get('gt'))}"
+    if kind == "enum":
+        return f"use one of: {err['ctx'].get('expected', '')}"
+    if kind == "string_pattern_mismatch":
+        return f"match the pattern {err['ctx'].get('pattern')}"
+    if kind.endswith("_type") or kind.endswith("_parsing"):
+        return f"give a value of the right type ({err['msg'].lower()})"
+    return "see the field's description in reclaim.spec.models"
+
+
+def _allowed_keys(model: type[BaseModel], loc: tuple) -> list[str]:
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int) or current is None:
+            continue
+        info = getattr(current, "model_fields", {}).get(part)
+        if info is None:
+            return []
+        current = _model_of(info.annotation)
+    return sorted(getattr(current, "model_fields", {}))
+
+
+def _model_of(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def problems_from_validation(path: Path, exc: ValidationError, model: type[BaseModel]) -> list[Problem]:
+    out = []
+    for err in exc.errors():
+        loc = tuple(p for p in err["loc"] if p not in ("function-after",))
+        field_name = ".".join(str(p) for p in loc)
+        message = err["msg"]
+        if "input" in err and err["type"] != "missing" and not isinstance(err["input"], dict):
+            message += f" (got {err['input']!r})"
+        out.append(Problem(path, field_name, message, _fix_for(err, model, loc)))
+    return out
+
+
+def read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SpecError([Problem(path, "", "file not found", f"create {path.name}")]) from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else ""
+        raise SpecError(
+            [Problem(path, where, f"not valid YAML: {getattr(e, 'problem', e)}", "fix the YAML syntax")]
+        ) from None
+    if not isinstance(raw, dict):
+        raise SpecError([Problem(path, "", "expected a mapping of keys to values", "write key: value pairs")])
+    return raw
+
+
+def load_task(task_dir: Path) -> TaskSpec:
+    """Load and check one task folder; raise SpecError listing every problem."""
+    path = task_dir / TASK_FILE
+    raw = read_yaml(path)
+    try:
+        spec = TaskSpec.model_validate(raw)
+    except ValidationError as e:
+        raise SpecError(problems_from_validation(path, e, TaskSpec)) from None
+    problems = check_task(task_dir, spec)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
+def check_task(task_dir: Path, spec: TaskSpec) -> list[Problem]:
+    """Checks that need the file system or span several fields."""
+    path = task_dir / TASK_FILE
+    problems: list[Problem] = []
+    if spec.id != task_dir.name:
+        problems.append(Problem(path, "id", f"id '{spec.id}' differs from folder name '{task_dir.name}'",
+                                f"set id: {task_dir.name} or rename the folder"))
+    if not (task_dir / spec.paper.text).is_file():
+        problems.append(Problem(path, "paper.text", f"paper file '{spec.paper.text}' not found",
+                                f"add {task_dir / spec.paper.text} or point paper.text at the paper"))
+    m = spec.materials
+    need = {Level.run: ("code", "data", "weights"), Level.retrain: ("code", "data")}.get(spec.level, ())
+    for name in need:
+        if getattr(m, name) is None:
+            problems.append(Problem(
+                path, f"materials.{name}",
+                f"level '{spec.level.value}' needs released {name}, but materials.{name} is missing",
+                f"add materials.{name}, or pose the task at a harder level "
+                f"(level: {m.released_level().value})"))
+    for name in ("code", "data", "weights"):
+        ref = getattr(m, name)
+        if ref is not None and ref.path is not None and not (task_dir / ref.path).exists():
+            problems.append(Problem(path, f"materials.{name}.path", f"'{ref.path}' not found in the task folder",
+                                    f"add {task_dir / ref.path} or correct the path"))
+    if spec.reference is not None:
+        entry = task_dir / spec.reference.path / spec.reference.entrypoint
+        if not entry.is_file():
+            problems.append(Problem(path, "reference.entrypoint", f"reference script '{entry.relative_to(task_dir)}' not found",
+                                    "add the reference solution or remove the reference section"))
+    if spec.criteria.interval is not None:
+        lo, hi = spec.criteria.interval
+        if not lo <= spec.target.value <= hi:
+            problems.append(Problem(path, "criteria.interval", f"the target value {spec.target.value} lies outside [{lo}, {hi}]",
+                                    "widen the interval to contain the reported value"))
+    return problems
+
+
+def load_suite_meta(suite_dir: Path) -> SuiteMeta:
+    path = suite_dir / SUITE_FILE
+    raw = read_yaml(path)
+    try:
+        return SuiteMeta.model_validate(raw)
+    except ValidationError as e:
+        raise SpecError(problems_from_validation(path, e, SuiteMeta)) from None
+
+
+def content_hash(task_dir: Path) -> str:
+    """sha256 over every file of the task folder (names and bytes), in sorted order."""
+    h = hashlib.sha256()
+    for p in sorted(q for q in task_dir.rglob("*") if q.is_file() and "__pycache__" not in q.parts):
+        h.update(p.relative_to(task_dir).as_posix().encode() + b"\0")
+        h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+@dataclass
+class Task:
+    """A loaded task: its spec, where it lives, and its content hash."""
+
+    spec: TaskSpec
+    dir: Path
+    hash: str
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+
+@dataclass
+class Suite:
+    meta: SuiteMeta
+    dir: Path
+    tasks: list[Task] = field(default_factory=list)
+
+    def task(self, task_id: str) -> Task:
+        for t in self.tasks:
+            if t.id == task_id:
+                return t
+        raise KeyError(task_id)
+
+
+def task_dirs(suite_dir: Path, meta: SuiteMeta) -> list[Path]:
+    if meta.tasks is not None:
+        return [suite_dir / name for name in meta.tasks]
+    return sorted(p.parent for p in suite_dir.glob(f"*/{TASK_FILE}"))
+
+
+def load_suite(suite_dir: Path) -> Suite:
+    """Load a suite; raise SpecError with the problems of every task, not just the first."""
+    suite_dir = Path(suite_dir)
+    if not suite_dir.is_dir():
+        raise SpecError([Problem(suite_dir, "", "suite folder not found", "pass the path of a folder with suite.yaml")])
+    meta = load_suite_meta(suite_dir)
+    problems: list[Problem] = []
+    tasks: list[Task] = []
+    for d in task_dirs(suite_dir, meta):
+        if not (d / TASK_FILE).is_file():
+            problems.append(Problem(suite_dir / SUITE_FILE, "tasks", f"task folder '{d.name}' has no {TASK_FILE}",
+                                    f"add {d / TASK_FILE} or remove '{d.name}' from tasks"))
+            continue
+        try:
+            tasks.append(Task(load_task(d), d, content_hash(d)))
+        except SpecError as e:
+            problems.extend(e.problems)
+    if problems:
+        raise SpecError(problems)
+    if not tasks:
+        raise SpecError([Problem(suite_dir, "", "the suite has no tasks", "add task folders with task.yaml")])
+    return Suite(meta, suite_dir, tasks)

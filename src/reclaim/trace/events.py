@@ -1,0 +1,81 @@
+"""The events of a trial's trace: what the harness saw happen, in order."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+Phase = Literal["setup", "agent", "reexec", "judge"]
+
+
+class FileChange(BaseModel):
+    path: str
+    change: Literal["created", "modified", "deleted"]
+    size: int | None = None
+    sha256: str | None = None
+
+
+class _Event(BaseModel):
+    id: int = Field(description="Position in the trace, from 1; stable, so the judge can cite it.")
+    ts: float = Field(description="Unix time the event was recorded.")
+    phase: Phase
+
+
+class TrialStarted(_Event):
+    kind: Literal["trial_started"] = "trial_started"
+    task: str
+    agent: str
+    seed: int
+    level: str
+    sandbox: str
+
+
+class CommandStarted(_Event):
+    kind: Literal["command_started"] = "command_started"
+    cmd: list[str]
+    cwd: str
+    timeout_s: float | None
+
+
+class CommandFinished(_Event):
+    kind: Literal["command_finished"] = "command_finished"
+    started_id: int = Field(description="Id of the matching command_started event.")
+    cmd: list[str]
+    start: float
+    end: float
+    exit_code: int | None = Field(description="None when the command was killed.")
+    timed_out: bool = False
+    stdout: str = Field(description="Head and tail of stdout; the whole stream is in stdout_file.")
+    stderr: str
+    stdout_bytes: int
+    stderr_bytes: int
+    stdout_file: str
+    stderr_file: str
+    files: list[FileChange] = Field(default_factory=list)
+
+
+class BudgetEvent(_Event):
+    kind: Literal["budget"] = "budget"
+    what: Literal["wall_exhausted", "warning"]
+    detail: str
+
+
+class Note(_Event):
+    """Something the harness wants on the record: a warning, a skipped step, an error."""
+
+    kind: Literal["note"] = "note"
+    level: Literal["info", "warning", "error"]
+    message: str
+
+
+class TrialFinished(_Event):
+    kind: Literal["trial_finished"] = "trial_finished"
+    status: str
+    outcome: str | None
+
+
+Event = Annotated[
+    TrialStarted | CommandStarted | CommandFinished | BudgetEvent | Note | TrialFinished,
+    Field(discriminator="kind"),
+]
