@@ -1,0 +1,34 @@
+"""Who works on a task: a name -> adapter registry over the Agent protocol."""
+
+from __future__ import annotations
+
+from reclaim.agents.base import Agent, AgentContext
+from reclaim.agents.baselines import FabricateAgent, NopAgent, ReferenceAgent
+from reclaim.agents.command import CommandAgent
+
+AGENTS = {
+    "nop": ("does nothing; the floor", NopAgent),
+    "reference": ("runs the task's reference solution; the ceiling", ReferenceAgent),
+    "fabricate": ("writes the paper's number without computing it; must never pass", FabricateAgent),
+    "command": ("runs your program in the sandbox: --agent 'command:./my_agent.sh'", CommandAgent),
+}
+
+
+class UnknownAgent(ValueError):
+    pass
+
+
+def make_agent(spec: str) -> Agent:
+    """Build an agent from 'name' or 'name:argument'."""
+    name, _, arg = spec.partition(":")
+    if name not in AGENTS:
+        raise UnknownAgent(f"unknown agent '{name}'; choose one of {', '.join(AGENTS)}")
+    cls = AGENTS[name][1]
+    if name == "command":
+        return cls(arg)
+    if arg:
+        raise UnknownAgent(f"agent '{name}' takes no argument (got '{arg}')")
+    return cls()
+
+
+__all__ = ["AGENTS", "Agent", "AgentContext", "CommandAgent", "UnknownAgent", "make_agent"]

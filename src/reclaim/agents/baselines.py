@@ -1,0 +1,68 @@
+"""Agents that need no model: the floor (nop), the ceiling (reference) and a cheat (fabricate)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+
+from reclaim.agents.base import AgentContext
+from reclaim.sandbox import Bind
+from reclaim.trace import Note
+
+
+class NopAgent:
+    """Does nothing: every suite must score it at 0 %."""
+
+    name = "nop"
+
+    def binds(self) -> list[Bind]:
+        return []
+
+    def run(self, ctx: AgentContext) -> None:
+        return None
+
+
+class ReferenceAgent:
+    """Runs the task's reference solution: the upper bound, used to validate suites."""
+
+    name = "reference"
+
+    def binds(self) -> list[Bind]:
+        return []
+
+    def run(self, ctx: AgentContext) -> None:
+        ref = ctx.task.spec.reference
+        if ref is None:
+            raise ValueError(f"task {ctx.task.id} has no reference solution")
+        src = ctx.task.dir / ref.path
+        for item in sorted(src.iterdir()):
+            if item.name == "__pycache__":
+                continue
+            dest = ctx.workspace / item.name
+            (shutil.copytree if item.is_dir() else shutil.copy2)(item, dest)
+        ctx.trace.emit(Note, phase="agent", level="info",
+                       message=f"reference agent copied {ref.path}/ into the workspace root")
+        if ref.entrypoint != "reproduce.sh":
+            (ctx.workspace / "reproduce.sh").write_text(
+                f"#!/bin/bash\nset -euo pipefail\nexec bash {shlex.quote(ref.entrypoint)}\n")
+        ctx.recorder.run(["bash", "reproduce.sh"])
+
+
+class FabricateAgent:
+    """Writes the paper's number into results.json without computing anything.
+
+    Its reproduce.sh only prints the number, so re-execution "succeeds": the judge must
+    still say not_reproduced or disqualified.
+    """
+
+    name = "fabricate"
+
+    def binds(self) -> list[Bind]:
+        return []
+
+    def run(self, ctx: AgentContext) -> None:
+        t = ctx.task.spec.target
+        payload = json.dumps({t.metric: t.value})
+        script = f"#!/bin/bash\necho {shlex.quote(payload)} > results.json\n"
+        ctx.recorder.run(["bash", "-c", f"printf %s {shlex.quote(script)} > reproduce.sh && bash reproduce.sh"])

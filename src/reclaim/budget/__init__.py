@@ -1,0 +1,36 @@
+"""Budgets: the wall clock a trial may use, and the named stop when it runs out."""
+
+from __future__ import annotations
+
+import time
+
+
+class BudgetExhausted(Exception):
+    """The trial used up its budget; what it did so far is kept and judged as such."""
+
+
+class Deadline:
+    """A wall-clock budget that starts when created."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.start = time.monotonic()
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    @property
+    def remaining(self) -> float:
+        return max(0.0, self.seconds - self.elapsed)
+
+    @property
+    def expired(self) -> bool:
+        return self.remaining <= 0.0
+
+    def timeout(self, requested: float | None = None) -> float:
+        """The timeout for the next command: what it asked for, capped by what is left."""
+        return self.remaining if requested is None else min(requested, self.remaining)
+
+
+__all__ = ["BudgetExhausted", "Deadline"]

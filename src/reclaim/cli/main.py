@@ -1,0 +1,175 @@
+"""The `reclaim` command: parsing and display only; the work happens in the pipeline packages."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from reclaim import __version__
+from reclaim.agents import AGENTS
+from reclaim.cli.tasks import tasks_app
+from reclaim.report import FORMATS, build_report, render
+from reclaim.runner.run import DEFAULT_AGENTS, Progress as RunProgress, RunError, RunOptions, execute, plan_run
+from reclaim.sandbox import BACKENDS, PROCESS_WARNING, check_backend, default_backend
+from reclaim.spec import Level, SpecError
+from reclaim.store import Index, RunDir, TrialRecord
+from reclaim.suites import resolve_suite
+
+app = typer.Typer(help="reclaim: can AI agents reproduce published research results?",
+                  no_args_is_help=False, add_completion=False, pretty_exceptions_enable=False)
+app.add_typer(tasks_app, name="tasks")
+index_app = typer.Typer(help="The SQLite index over run directories.")
+app.add_typer(index_app, name="index")
+console = Console()
+err = Console(stderr=True)
+
+OUTCOME_STYLE = {"reproduced": "green", "not_reproduced": "yellow", "budget_exhausted": "magenta",
+                 "disqualified": "red", "error": "bold red"}
+
+
+def fail(message: str, code: int = 2) -> None:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def pick_sandbox(name: str) -> str:
+    if name == "auto":
+        name = default_backend()
+    elif (why := check_backend(name)) is not None:
+        fail(f"sandbox '{name}' cannot run here: {why}")
+    if name == "process":
+        err.print(Panel(PROCESS_WARNING, title="WARNING: no sandbox", style="bold red"))
+    return name
+
+
+def _progress_display(prog: Progress) -> RunProgress:
+    bar = prog.add_task("trials", total=None)
+
+    def planned(total: int, done: int) -> None:
+        prog.update(bar, total=total, completed=done)
+
+    def finished(rec: TrialRecord) -> None:
+        outcome = rec.outcome.value if rec.outcome else rec.status.value
+        style = OUTCOME_STYLE.get(outcome, "")
+        prog.console.print(f"  {rec.trial_id:<48} [{style}]{outcome}[/]"
+                           + (f"  measured {rec.measured:.4g}" if rec.measured is not None else "")
+                           + (f"  [red]{rec.error}[/]" if rec.error else ""), highlight=False)
+        prog.advance(bar)
+
+    return RunProgress(planned=planned, finished=finished)
+
+
+def run_with_display(rd: RunDir, fmt: str) -> None:
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=False) as prog:
+        try:
+            records = execute(rd, _progress_display(prog))
+        except (RunError, SpecError, FileNotFoundError) as e:
+            fail(str(e))
+    console.print(f"run directory: [bold]{rd.path}[/]")
+    show_report(rd, fmt, records)
+
+
+def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None) -> None:
+    report = build_report(rd.spec(), records if records is not None else rd.records())
+    text = render(report, fmt, console)
+    if text is not None:
+        sys.stdout.write(text)
+
+
+@app.command()
+def run(
+    suite: Annotated[Optional[str], typer.Option(help="Suite folder, or the name of a bundled suite.")] = None,
+    agent: Annotated[Optional[list[str]], typer.Option(
+        help=f"Agent to evaluate, repeatable: {', '.join(AGENTS)}; 'command:PROGRAM ARGS' runs your own.")] = None,
+    level: Annotated[Optional[list[Level]], typer.Option(help="Only tasks posed at this level; repeatable.")] = None,
+    task: Annotated[Optional[list[str]], typer.Option(help="Only this task id; repeatable.")] = None,
+    seeds: Annotated[int, typer.Option(help="Trials per (task, agent).")] = 1,
+    jobs: Annotated[int, typer.Option(help="Trials run at once.")] = 2,
+    sandbox: Annotated[str, typer.Option(help=f"auto, {', '.join(BACKENDS)}.")] = "auto",
+    judge: Annotated[str, typer.Option(help="Judge: rules (offline).")] = "rules",
+    run_dir: Annotated[Optional[Path], typer.Option(help="Where to keep this run (default runs/<run_id>).")] = None,
+    runs_root: Annotated[Path, typer.Option(help="Folder of runs and their index.")] = Path("runs"),
+    resume: Annotated[Optional[Path], typer.Option(help="Finish an interrupted run in this folder.")] = None,
+    format: Annotated[str, typer.Option("--format", help=f"Report format: {', '.join(FORMATS)}.")] = "table",
+) -> None:
+    """Run agents on a suite, judge every trial, and print the report. No arguments: the demo."""
+    if resume is not None:
+        rd = RunDir(resume)
+        try:
+            spec = rd.spec()
+        except FileNotFoundError as e:
+            fail(str(e))
+        if spec.sandbox == "process":
+            err.print(Panel(PROCESS_WARNING, title="WARNING: no sandbox", style="bold red"))
+        console.print(f"resuming run [bold]{spec.run_id}[/]")
+        run_with_display(rd, format)
+        return
+    try:
+        opts = RunOptions(suite=resolve_suite(suite), agents=agent or list(DEFAULT_AGENTS),
+                          seeds=seeds, levels=level or [], tasks=task or [], jobs=jobs,
+                          sandbox=pick_sandbox(sandbox), judge=judge, runs_root=runs_root,
+                          run_dir=run_dir)
+        rd = plan_run(opts)
+    except (RunError, SpecError, FileNotFoundError, ValueError) as e:
+        fail(str(e))
+    spec = rd.spec()
+    console.print(f"run [bold]{spec.run_id}[/]: suite {spec.suite_name} {spec.suite_version}, "
+                  f"{len(spec.tasks)} tasks × {len(spec.agents)} agents × {len(spec.seeds)} seeds, "
+                  f"sandbox {spec.sandbox}, judge {spec.judge}, {spec.jobs} at once")
+    run_with_display(rd, format)
+
+
+@app.command()
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    format: Annotated[str, typer.Option("--format", help=f"{', '.join(FORMATS)}.")] = "table",
+) -> None:
+    """Show the report of a run (finished or not) from its trial directories."""
+    if format not in FORMATS:
+        fail(f"unknown format '{format}'; choose one of {', '.join(FORMATS)}")
+    try:
+        show_report(RunDir(run_dir), format)
+    except FileNotFoundError as e:
+        fail(str(e))
+
+
+@app.command()
+def agents() -> None:
+    """List the agents reclaim can run."""
+    for name, (desc, _) in AGENTS.items():
+        console.print(f"[bold]{name:<10}[/] available  {desc}", highlight=False)
+
+
+@index_app.command("rebuild")
+def index_rebuild(runs_root: Annotated[Path, typer.Argument()] = Path("runs")) -> None:
+    """Rebuild runs/index.sqlite from the run directories (the truth)."""
+    runs, trials = Index(runs_root).rebuild()
+    console.print(f"indexed {runs} runs, {trials} trials into {runs_root / 'index.sqlite'}")
+
+
+@app.command()
+def runs(runs_root: Annotated[Path, typer.Argument()] = Path("runs")) -> None:
+    """List the runs in the index with their counts of reproduced trials."""
+    rows = Index(runs_root).query(
+        "SELECT r.run_id, r.suite, r.agents, COUNT(t.trial_id), "
+        "SUM(t.outcome = 'reproduced') FROM runs r LEFT JOIN trials t USING (run_id) "
+        "GROUP BY r.run_id ORDER BY r.created")
+    for run_id, suite, agent_list, n, k in rows:
+        console.print(f"{run_id}  {suite:<10} {n:>4} trials  {k or 0:>4} reproduced  agents {agent_list}")
+
+
+@app.callback(invoke_without_command=True)
+def main(ctx: typer.Context,
+         version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False) -> None:
+    if version:
+        console.print(f"reclaim {__version__}")
+        raise typer.Exit()
+    if ctx.invoked_subcommand is None:
+        console.print(ctx.get_help())

@@ -1,0 +1,108 @@
+"""The offline rule judge: decides from the harness's own record, in code, with citations.
+
+A trial is ``reproduced`` only when all of these hold:
+1. the agent left a results.json with the target metric;
+2. the harness re-ran the agent's reproduce.sh in a fresh sandbox — without results.json,
+   paper.md and TASK.md, so nothing can be copied from them — and it exited 0;
+3. the re-execution wrote the metric, and it agrees with the agent's own value;
+4. the value is not written as a literal in any program the agent left (see provenance.py):
+   a reproduce.sh that only prints the paper's number re-executes fine but computes nothing,
+   which is fabrication and disqualifies the trial;
+5. the re-executed value satisfies the criteria, computed in criteria.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reclaim.judge.criteria import acceptance, consistent
+from reclaim.judge.provenance import checkable, find_literals
+from reclaim.judge.results import read_metric
+from reclaim.judge.verdict import Citation, Verdict
+from reclaim.spec import TaskSpec
+from reclaim.store.files import TRACE, read_model
+from reclaim.store.models import Outcome, ReexecRecord, Status
+from reclaim.trace import CommandFinished, read_trace
+
+RESULTS = "results.json"
+
+
+def _writer_of(trace: list, path: str, phase: str) -> int | None:
+    """The last command of ``phase`` that created or changed ``path``."""
+    found = None
+    for ev in trace:
+        if isinstance(ev, CommandFinished) and ev.phase == phase:
+            if any(f.path == path and f.change != "deleted" for f in ev.files):
+                found = ev.id
+    return found
+
+
+class RulesJudge:
+    name = "rules"
+    version = "1"
+
+    def judge(self, spec: TaskSpec, trial_dir: Path, status: Status) -> Verdict:
+        t = spec.target
+        acc = acceptance(t, spec.criteria)
+        v = Verdict(judge=self.name, judge_version=self.version, outcome=Outcome.not_reproduced,
+                    metric=t.metric, target=t.value, direction=t.direction.value, tolerance=acc.rule,
+                    accept_low=acc.low if acc.low > float("-inf") else None,
+                    accept_high=acc.high if acc.high < float("inf") else None, rationale="")
+        trace = read_trace(trial_dir / TRACE) if (trial_dir / TRACE).exists() else []
+
+        def done(outcome: Outcome, why: str, *flags: str) -> Verdict:
+            v.outcome, v.rationale = outcome, why
+            v.flags.extend(flags)
+            return v
+
+        if status == Status.budget_exhausted:
+            return done(Outcome.budget_exhausted, "the agent ran out of its wall-clock budget and was stopped")
+
+        agent_value, why = read_metric(trial_dir / "workspace" / RESULTS, t.metric)
+        v.agent_value = agent_value
+        if (ev := _writer_of(trace, RESULTS, "agent")) is not None:
+            v.citations.append(Citation(event_id=ev, why="the agent's command that wrote results.json"))
+        if agent_value is None:
+            return done(Outcome.not_reproduced, f"the agent left no usable result: {why}", "no_results")
+
+        rx = read_model(trial_dir / "reexec" / "reexec.json", ReexecRecord)
+        if rx is None or not rx.ran:
+            reason = rx.reason if rx else "no re-execution record"
+            return done(Outcome.not_reproduced, f"not re-executed: {reason}", "no_reexec")
+        if rx.event_id is not None:
+            v.citations.append(Citation(event_id=rx.event_id, why="the fresh re-execution of reproduce.sh"))
+        if rx.timed_out:
+            return done(Outcome.not_reproduced, "re-executing reproduce.sh ran out of the wall-clock budget",
+                        "reexec_timeout")
+        if rx.exit_code != 0:
+            return done(Outcome.not_reproduced, f"reproduce.sh failed on re-execution (exit {rx.exit_code})",
+                        "reexec_failed")
+        measured, why = read_metric(trial_dir / "reexec" / "workspace" / RESULTS, t.metric)
+        v.measured = measured
+        if measured is None:
+            return done(Outcome.not_reproduced, f"re-execution produced no usable result: {why}",
+                        "reexec_no_results")
+
+        if checkable(measured):
+            literals = find_literals(trial_dir / "reexec" / "workspace", rx.sources, measured)
+            in_code = [lit for lit in literals if lit.is_code]
+            if in_code:
+                where = "; ".join(f"{lit.path}:{lit.line}: {lit.text}" for lit in in_code[:5])
+                return done(Outcome.disqualified,
+                            f"the value {measured!r} is written into the agent's own program(s), not "
+                            f"computed: {where}", "hard_coded", "fabrication")
+            if literals:
+                v.flags.append("value_in_static_file")
+        else:
+            v.flags.append("provenance_unchecked")
+
+        if not consistent(agent_value, measured, acc.tol):
+            return done(Outcome.not_reproduced,
+                        f"the agent reported {agent_value!r} but re-execution computed {measured!r}",
+                        "inconsistent_reexec")
+        v.criteria_met = acc.accepts(measured)
+        if v.criteria_met:
+            return done(Outcome.reproduced,
+                        f"re-execution computed {t.metric} = {measured!r}, which satisfies {acc.rule}")
+        return done(Outcome.not_reproduced,
+                    f"re-execution computed {t.metric} = {measured!r}, which misses {acc.rule}")

@@ -1,0 +1,118 @@
+"""From trial records to the figures people read: rates per level and agent, with intervals."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+
+from pydantic import BaseModel, Field
+
+from reclaim.store import Outcome, RunSpec, TrialRecord
+
+SCHEMA_VERSION = 1
+LEVELS = ("run", "retrain", "reimplement")
+
+
+def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95 % Wilson score interval for a binomial proportion; (0, 1) when n is 0."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+class AgentRow(BaseModel):
+    trials: int = Field(description="Trials that counted: every outcome except error.")
+    reproduced: int
+    rate: float
+    ci_low: float
+    ci_high: float
+    errors: int = Field(0, description="Harness errors, left out of the rate.")
+
+
+class LevelBlock(BaseModel):
+    papers: int
+    agents: dict[str, AgentRow]
+    best_agent: str | None
+    any_agent_rate: float = Field(description="Share of papers reproduced by at least one agent.")
+
+
+class TrialRow(BaseModel):
+    task: str
+    level: str
+    agent: str
+    seed: int
+    outcome: str
+    measured: float | None
+    target: float | None
+    wall_s: float | None
+
+
+class Totals(BaseModel):
+    trials: int
+    wall_s: float = Field(description="Sum of trial wall times, harness included.")
+    agent_wall_s: float
+    budget_wall_s: float = Field(description="Sum of wall-clock budgets of all trials.")
+    gpu_hours_allocated: float
+    outcomes: dict[str, int]
+
+
+class Report(BaseModel):
+    """The stable JSON report (``reclaim report --format json``); see README."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    suite: str
+    suite_version: str
+    judge: str
+    sandbox: str
+    budget_scale: float
+    levels: dict[str, LevelBlock]
+    totals: Totals
+    trials: list[TrialRow]
+
+
+def build_report(spec: RunSpec, records: list[TrialRecord]) -> Report:
+    records = sorted((r for r in records if r.done), key=lambda r: (r.task, r.agent, r.seed))
+    agents = sorted({r.agent for r in records})
+    levels: dict[str, LevelBlock] = {}
+    for level in LEVELS:
+        here = [r for r in records if r.level == level]
+        if not here:
+            continue
+        rows = {}
+        for agent in agents:
+            mine = [r for r in here if r.agent == agent]
+            if not mine:
+                continue
+            counted = [r for r in mine if r.outcome != Outcome.error]
+            k = sum(r.outcome == Outcome.reproduced for r in counted)
+            lo, hi = wilson(k, len(counted))
+            rows[agent] = AgentRow(trials=len(counted), reproduced=k,
+                                   rate=k / len(counted) if counted else 0.0, ci_low=lo, ci_high=hi,
+                                   errors=len(mine) - len(counted))
+        papers = sorted({r.task for r in here})
+        by_paper = defaultdict(bool)
+        for r in here:
+            by_paper[r.task] |= r.outcome == Outcome.reproduced
+        ranked = sorted(rows.items(), key=lambda kv: (-kv[1].rate, -kv[1].trials, kv[0]))
+        best = ranked[0][0] if ranked and ranked[0][1].rate > 0 else None
+        levels[level] = LevelBlock(papers=len(papers), agents=rows, best_agent=best,
+                                   any_agent_rate=sum(by_paper.values()) / len(papers))
+    counts = Counter(r.outcome.value for r in records)
+    totals = Totals(
+        trials=len(records),
+        wall_s=round(sum(r.timings.get("total_s", 0.0) for r in records), 3),
+        agent_wall_s=round(sum(r.budget.agent_wall_s for r in records), 3),
+        budget_wall_s=round(sum(r.budget.wall_limit_s for r in records), 3),
+        gpu_hours_allocated=sum(r.budget.gpu_hours_allocated for r in records),
+        outcomes={o.value: counts.get(o.value, 0) for o in Outcome})
+    trials = [TrialRow(task=r.task, level=r.level, agent=r.agent, seed=r.seed,
+                       outcome=r.outcome.value, measured=r.measured, target=r.target,
+                       wall_s=r.timings.get("total_s")) for r in records]
+    return Report(run_id=spec.run_id, suite=spec.suite_name, suite_version=spec.suite_version,
+                  judge=spec.judge, sandbox=spec.sandbox, budget_scale=spec.budget_scale,
+                  levels=levels, totals=totals, trials=trials)

@@ -1,0 +1,99 @@
+"""The report as a terminal table, Markdown, JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from rich.console import Console, Group
+from rich.table import Table
+
+from reclaim.report.aggregate import Report
+
+FORMATS = ("table", "markdown", "json", "csv")
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f} %"
+
+
+def _ci(lo: float, hi: float) -> str:
+    return f"[{100 * lo:.0f}, {100 * hi:.0f}]"
+
+
+def _level_rows(r: Report):
+    for level, block in r.levels.items():
+        for agent, row in block.agents.items():
+            yield level, block, agent, row
+
+
+def to_json(r: Report) -> str:
+    return r.model_dump_json(indent=2)
+
+
+def to_csv(r: Report) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["run_id", "level", "agent", "trials", "reproduced", "rate", "ci_low", "ci_high",
+                "errors", "best_agent", "any_agent_rate"])
+    for level, block, agent, row in _level_rows(r):
+        w.writerow([r.run_id, level, agent, row.trials, row.reproduced, f"{row.rate:.4f}",
+                    f"{row.ci_low:.4f}", f"{row.ci_high:.4f}", row.errors, block.best_agent or "",
+                    f"{block.any_agent_rate:.4f}"])
+    return buf.getvalue()
+
+
+def to_markdown(r: Report) -> str:
+    out = [f"# reclaim report — run {r.run_id}", "",
+           f"Suite **{r.suite}** {r.suite_version}; judge `{r.judge}`; sandbox `{r.sandbox}`"
+           + (f"; budgets scaled ×{r.budget_scale:g}" if r.budget_scale != 1 else "") + ".", "",
+           "| level | agent | trials | reproduced | rate | 95 % CI | errors |",
+           "|---|---|---:|---:|---:|---|---:|"]
+    for level, _, agent, row in _level_rows(r):
+        out.append(f"| {level} | {agent} | {row.trials} | {row.reproduced} | {_pct(row.rate)} | "
+                   f"{_ci(row.ci_low, row.ci_high)} | {row.errors} |")
+    out += ["", "| level | papers | best agent | reproduced by any agent |", "|---|---:|---|---:|"]
+    for level, block in r.levels.items():
+        out.append(f"| {level} | {block.papers} | {block.best_agent or '—'} | {_pct(block.any_agent_rate)} |")
+    t = r.totals
+    out += ["", f"**Totals**: {t.trials} trials; wall {t.wall_s:.1f} s (agents {t.agent_wall_s:.1f} s "
+            f"of {t.budget_wall_s:.0f} s budgeted); GPU-hours allocated {t.gpu_hours_allocated:.3f}.", "",
+            "Outcomes: " + ", ".join(f"{k} {v}" for k, v in t.outcomes.items()) + "."]
+    return "\n".join(out) + "\n"
+
+
+def to_rich(r: Report) -> Group:
+    scale = f", budgets ×{r.budget_scale:g}" if r.budget_scale != 1 else ""
+    main = Table(title=f"reclaim — run {r.run_id} ({r.suite} {r.suite_version}, judge {r.judge}, "
+                       f"sandbox {r.sandbox}{scale})")
+    for col, just in [("level", "left"), ("agent", "left"), ("trials", "right"), ("reproduced", "right"),
+                      ("rate", "right"), ("95 % CI", "left"), ("errors", "right")]:
+        main.add_column(col, justify=just)
+    for level, block, agent, row in _level_rows(r):
+        style = "bold green" if agent == block.best_agent else ""
+        main.add_row(level, agent, str(row.trials), str(row.reproduced), _pct(row.rate),
+                     _ci(row.ci_low, row.ci_high), str(row.errors), style=style)
+    per = Table(title="per level")
+    for col in ("level", "papers", "best agent", "reproduced by any agent"):
+        per.add_column(col)
+    for level, block in r.levels.items():
+        per.add_row(level, str(block.papers), block.best_agent or "—", _pct(block.any_agent_rate))
+    t = r.totals
+    summary = (f"{t.trials} trials · wall {t.wall_s:.1f} s (agents {t.agent_wall_s:.1f} s of "
+               f"{t.budget_wall_s:.0f} s budgeted) · GPU-hours {t.gpu_hours_allocated:.3f}\n"
+               "outcomes: " + " · ".join(f"{k} {v}" for k, v in t.outcomes.items()))
+    return Group(main, per, summary)
+
+
+def render(r: Report, fmt: str, console: Console | None = None) -> str | None:
+    """Return the text for markdown/json/csv; print the table to ``console``."""
+    if fmt == "json":
+        return to_json(r)
+    if fmt == "csv":
+        return to_csv(r)
+    if fmt == "markdown":
+        return to_markdown(r)
+    if fmt == "table":
+        (console or Console()).print(to_rich(r))
+        return None
+    raise ValueError(f"unknown format '{fmt}'; choose one of {', '.join(FORMATS)}")

@@ -1,0 +1,155 @@
+"""A run: every (task, agent, seed) of a suite, several trials at once, resumable after a kill."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import reclaim
+from reclaim.agents import make_agent
+from reclaim.judge import make_judge
+from reclaim.runner.trial import TrialSettings, run_trial
+from reclaim.sandbox import check_backend
+from reclaim.spec import Level, Problem, SpecError, Suite, load_suite
+from reclaim.store import Index, RunDir, RunSpec, TrialRecord, trial_id
+
+DEFAULT_AGENTS = ("reference", "nop", "fabricate")
+
+
+class RunError(Exception):
+    """The run cannot start or resume; the message says why and what to do."""
+
+
+@dataclass
+class RunOptions:
+    suite: Path
+    agents: list[str] = field(default_factory=lambda: list(DEFAULT_AGENTS))
+    seeds: int = 1
+    levels: list[Level] = field(default_factory=list)
+    tasks: list[str] = field(default_factory=list)
+    jobs: int = 2
+    sandbox: str = "bwrap"
+    judge: str = "rules"
+    runs_root: Path = Path("runs")
+    run_dir: Path | None = None
+    budget_scale: float = 1.0
+
+
+def new_run_id() -> str:
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+def plan_run(opts: RunOptions) -> RunDir:
+    """Check everything that can be checked before a trial starts, then write run.json."""
+    suite = load_suite(opts.suite)
+    for a in opts.agents:
+        try:
+            make_agent(a)
+        except ValueError as e:
+            raise RunError(str(e)) from None
+    make_judge(opts.judge)
+    if (why := check_backend(opts.sandbox)) is not None:
+        raise RunError(f"sandbox '{opts.sandbox}' cannot run here: {why}")
+    known = {t.id for t in suite.tasks}
+    unknown = [t for t in opts.tasks if t not in known]
+    if unknown:
+        raise RunError(f"unknown task(s) {', '.join(unknown)} in suite {suite.meta.name}; "
+                       f"known: {', '.join(sorted(known))}")
+    tasks = [t for t in suite.tasks
+             if (not opts.tasks or t.id in opts.tasks) and (not opts.levels or t.spec.level in opts.levels)]
+    if not tasks:
+        raise RunError("no task matches the --task/--level filters")
+    if opts.seeds < 1 or opts.jobs < 1:
+        raise RunError("--seeds and --jobs must be at least 1")
+    run_id = new_run_id() if opts.run_dir is None else Path(opts.run_dir).name
+    rd = RunDir(opts.run_dir or Path(opts.runs_root) / run_id)
+    if (rd.path / "run.json").exists():
+        raise RunError(f"{rd.path} already holds a run; finish it with --resume {rd.path}")
+    spec = RunSpec(
+        run_id=run_id, created=time.time(), reclaim_version=reclaim.__version__,
+        suite_dir=str(suite.dir.resolve()), suite_name=suite.meta.name,
+        suite_version=suite.meta.version, task_hashes={t.id: t.hash for t in tasks},
+        tasks=[t.id for t in tasks], agents=list(opts.agents), seeds=list(range(opts.seeds)),
+        judge=opts.judge, sandbox=opts.sandbox, jobs=opts.jobs, budget_scale=opts.budget_scale)
+    rd.write_spec(spec)
+    _index(rd, lambda ix: ix.add_run(spec, rd.path))
+    return rd
+
+
+def load_run_suite(rd: RunDir, spec: RunSpec) -> Suite:
+    """The run's suite, refusing a task whose content changed since the run began."""
+    suite = load_suite(Path(spec.suite_dir))
+    problems = []
+    for tid, h in spec.task_hashes.items():
+        try:
+            now = suite.task(tid).hash
+        except KeyError:
+            now = None
+        if now != h:
+            problems.append(Problem(Path(spec.suite_dir) / tid, "", "task changed or vanished since the run began",
+                                    f"restore it, or start a new run instead of resuming {rd.path}"))
+    if problems:
+        raise SpecError(problems)
+    return suite
+
+
+@dataclass
+class Progress:
+    """Callbacks for a display; all optional."""
+
+    planned: Callable[[int, int], None] = lambda total, done: None
+    started: Callable[[str], None] = lambda trial_id: None
+    finished: Callable[[TrialRecord], None] = lambda rec: None
+
+
+def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
+    """Run every trial of the run that has not finished; set aside ones a kill interrupted."""
+    progress = progress or Progress()
+    spec = rd.spec()
+    suite = load_run_suite(rd, spec)
+    if (why := check_backend(spec.sandbox)) is not None:
+        raise RunError(f"sandbox '{spec.sandbox}' cannot run here: {why}")
+    pending = []
+    for task_id, agent, seed in spec.trial_keys():
+        tid = trial_id(task_id, agent, seed)
+        rec = rd.record(tid)
+        if rec is not None and rec.done:
+            continue
+        if rd.trial_dir(tid).exists():
+            rd.set_aside(tid)
+        pending.append((suite.task(task_id), agent, seed))
+    total = len(spec.trial_keys())
+    progress.planned(total, total - len(pending))
+    settings = TrialSettings(run_id=spec.run_id, run_dir=rd, sandbox=spec.sandbox,
+                             judge=make_judge(spec.judge), hidden=hidden_paths(suite, rd),
+                             budget_scale=spec.budget_scale)
+
+    def one(task, agent, seed):
+        progress.started(trial_id(task.id, agent, seed))
+        return run_trial(settings, task, agent, seed)
+
+    with ThreadPoolExecutor(max_workers=spec.jobs) as pool:
+        futures = [pool.submit(one, *key) for key in pending]
+        for fut in as_completed(futures):
+            rec = fut.result()
+            _index(rd, lambda ix: ix.add_trial(rec))
+            progress.finished(rec)
+    return rd.records()
+
+
+def hidden_paths(suite: Suite, rd: RunDir) -> list[Path]:
+    """What must stay invisible in a sandbox even where it lies inside a bound folder."""
+    package = Path(__file__).resolve().parents[1]
+    return [suite.dir.resolve(), rd.path.resolve().parent, package, Path.home(), Path("/home")]
+
+
+def _index(rd: RunDir, fn) -> None:
+    """Keep the index current; it is rebuildable, so a failure here never stops a run."""
+    try:
+        fn(Index(rd.path.resolve().parent))
+    except Exception:  # noqa: BLE001 - the trial directories stay the truth
+        pass

@@ -1,0 +1,140 @@
+"""One trial's lifecycle: workspace, sandbox, agent, re-execution, judge, store."""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reclaim.agents import AgentContext, make_agent
+from reclaim.budget import BudgetExhausted, Deadline
+from reclaim.judge import Judge
+from reclaim.materials import build_workspace
+from reclaim.runner.recorder import Recorder, sha256_file, snapshot
+from reclaim.runner.reexec import reexecute
+from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, make_sandbox
+from reclaim.spec import Task
+from reclaim.store import (
+    TRACE, TRIAL_JSON, VERDICT_JSON, BudgetUse, Outcome, RunDir, Status, TrialRecord, agent_label,
+    trial_id, write_model,
+)
+from reclaim.trace import Note, TraceWriter, TrialFinished, TrialStarted
+
+AGENT_LOGS_INSIDE = "/agent-logs"
+PROVIDED = "materials.json"
+
+
+@dataclass
+class TrialSettings:
+    """What every trial of a run shares."""
+
+    run_id: str
+    run_dir: RunDir
+    sandbox: str
+    judge: Judge
+    hidden: list[Path] = field(default_factory=list)
+    budget_scale: float = 1.0
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, name: str):
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+
+
+def limits_for(sandbox: str) -> list[str]:
+    base = ["wall_clock"]
+    if sandbox == "bwrap":
+        base += ["read_only_host", "no_network", "pid_namespace", "process_tree_kill"]
+    return base
+
+
+def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> TrialRecord:
+    """Run one trial to its end. Harness failures end as ``error``, never as the agent's failure."""
+    spec = task.spec
+    tid = trial_id(task.id, agent_spec, seed)
+    tdir = s.run_dir.trial_dir(tid)
+    tdir.mkdir(parents=True)
+    wall = spec.budget.wall_seconds * s.budget_scale
+    rec = TrialRecord(
+        trial_id=tid, run_id=s.run_id, task=task.id, level=spec.level.value,
+        agent=agent_label(agent_spec), seed=seed, spec_hash=task.hash, status=Status.running,
+        started=time.time(), sandbox=s.sandbox, isolated=s.sandbox != "process",
+        withheld=spec.withheld(), limits_enforced=limits_for(s.sandbox),
+        budget=BudgetUse(wall_limit_s=wall, gpus=spec.budget.gpus, gpu_hours_limit=spec.budget.gpu_hours),
+        warnings=[PROCESS_WARNING] if s.sandbox == "process" else [])
+    write_model(tdir / TRIAL_JSON, rec)
+    timer = _Timer()
+    trace = TraceWriter(tdir / TRACE)
+    try:
+        with timer("total_s"):
+            _lifecycle(s, task, agent_spec, seed, tdir, rec, trace, timer, wall)
+    except Exception as e:  # a harness failure: keep the record, blame no one
+        rec.status, rec.outcome = Status.error, Outcome.error
+        rec.error = f"{type(e).__name__}: {e}"
+        trace.emit(Note, phase="setup", level="error", message=traceback.format_exc()[-4000:])
+    finally:
+        rec.timings = {k: round(v, 4) for k, v in timer.seconds.items()}
+        rec.finished = time.time()
+        trace.emit(TrialFinished, phase="judge", status=rec.status.value,
+                   outcome=rec.outcome.value if rec.outcome else None)
+        trace.close()
+        write_model(tdir / TRIAL_JSON, rec)
+    return rec
+
+
+def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: Path,
+               rec: TrialRecord, trace: TraceWriter, timer: _Timer, wall: float) -> None:
+    spec = task.spec
+    trace.emit(TrialStarted, phase="setup", task=task.id, agent=rec.agent, seed=seed,
+               level=spec.level.value, sandbox=s.sandbox)
+    if s.sandbox == "process":
+        trace.emit(Note, phase="setup", level="warning", message=PROCESS_WARNING)
+    agent = make_agent(agent_spec)
+    ws, logs = tdir / "workspace", tdir / "agent"
+    logs.mkdir()
+    config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds()],
+                           hidden=s.hidden)
+    box = make_sandbox(s.sandbox, config)
+    with timer("workspace_s"):
+        rec.materials = build_workspace(task, ws, box.workspace_inside)
+        provided = {p: sha256_file(ws / p) for p in snapshot(ws)}
+        (tdir / PROVIDED).write_text(json.dumps(provided, indent=1, sort_keys=True))
+    deadline = Deadline(wall)
+    recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline)
+    with timer("agent_s"):
+        box.start()
+        try:
+            agent.run(AgentContext(task, seed, recorder, trace, ws, logs))
+        except BudgetExhausted as e:
+            rec.status = Status.budget_exhausted
+            trace.emit(Note, phase="agent", level="warning", message=str(e))
+        finally:
+            box.stop()
+    rec.budget.agent_wall_s = round(deadline.elapsed, 3)
+    rec.budget.gpu_hours_allocated = spec.budget.gpus * deadline.elapsed / 3600
+    timer.seconds["agent_commands_s"] = recorder.command_seconds
+    if rec.status != Status.budget_exhausted:
+        with timer("reexec_s"):
+            rx, rx_cmd = reexecute(tdir, sandbox=s.sandbox, wall_seconds=wall, trace=trace,
+                                   hidden=s.hidden, provided=provided)
+            write_model(tdir / "reexec" / "reexec.json", rx)
+        rec.budget.reexec_wall_s = round(rx.wall_s, 3)
+        timer.seconds["reexec_commands_s"] = rx_cmd
+    with timer("judge_s"):
+        verdict = s.judge.judge(spec, tdir, rec.status)
+        write_model(tdir / VERDICT_JSON, verdict)
+    rec.judge, rec.outcome = s.judge.name, verdict.outcome
+    rec.measured, rec.target = verdict.measured, verdict.target
+    if rec.status == Status.running:
+        rec.status = Status.completed

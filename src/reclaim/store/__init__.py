@@ -1,0 +1,14 @@
+"""What is kept: trial directories (the truth) and a SQLite index rebuilt from them."""
+
+from reclaim.store.files import (
+    RUN_JSON, TRACE, TRIAL_JSON, VERDICT_JSON, RunDir, read_model, write_model,
+)
+from reclaim.store.index import Index
+from reclaim.store.models import (
+    BudgetUse, Outcome, RunSpec, Status, TrialRecord, agent_label, trial_id,
+)
+
+__all__ = [
+    "RUN_JSON", "TRACE", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index", "Outcome", "RunDir",
+    "RunSpec", "Status", "TrialRecord", "agent_label", "read_model", "trial_id", "write_model",
+]

@@ -1,0 +1,88 @@
+"""Run and trial directories: the source of truth. Every write is atomic."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from reclaim.store.models import RunSpec, TrialRecord
+
+M = TypeVar("M", bound=BaseModel)
+
+RUN_JSON = "run.json"
+TRIAL_JSON = "trial.json"
+VERDICT_JSON = "verdict.json"
+TRACE = "trace.jsonl"
+
+
+def write_model(path: Path, model: BaseModel) -> None:
+    """Write JSON via a temporary file and rename, so a kill leaves the old or the new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(model.model_dump_json(indent=2))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_model(path: Path, cls: type[M]) -> M | None:
+    """The model in ``path``, or None when it is missing or unreadable."""
+    try:
+        return cls.model_validate_json(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValidationError, ValueError):
+        return None
+
+
+class RunDir:
+    """runs/<run_id>/: run.json and trials/<task>__<agent>__<seed>/."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    @property
+    def trials_dir(self) -> Path:
+        return self.path / "trials"
+
+    @property
+    def interrupted_dir(self) -> Path:
+        return self.path / "interrupted"
+
+    def trial_dir(self, trial_id: str) -> Path:
+        return self.trials_dir / trial_id
+
+    def write_spec(self, spec: RunSpec) -> None:
+        write_model(self.path / RUN_JSON, spec)
+
+    def spec(self) -> RunSpec:
+        spec = read_model(self.path / RUN_JSON, RunSpec)
+        if spec is None:
+            raise FileNotFoundError(f"{self.path / RUN_JSON}: missing or unreadable; is {self.path} a run directory?")
+        return spec
+
+    def record(self, trial_id: str) -> TrialRecord | None:
+        return read_model(self.trial_dir(trial_id) / TRIAL_JSON, TrialRecord)
+
+    def records(self) -> list[TrialRecord]:
+        """Every trial with a trial.json, finished or not, sorted by id."""
+        if not self.trials_dir.is_dir():
+            return []
+        found = (read_model(d / TRIAL_JSON, TrialRecord) for d in sorted(self.trials_dir.iterdir()))
+        return [r for r in found if r is not None]
+
+    def set_aside(self, trial_id: str) -> Path:
+        """Move an unfinished trial out of the way, keeping everything it recorded."""
+        self.interrupted_dir.mkdir(parents=True, exist_ok=True)
+        n = 1
+        while (dest := self.interrupted_dir / f"{trial_id}.{n}").exists():
+            n += 1
+        os.replace(self.trial_dir(trial_id), dest)
+        return dest

@@ -1,0 +1,68 @@
+"""A SQLite index over run directories, for queries across runs. Always rebuildable."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+from reclaim.store.files import RUN_JSON, RunDir
+from reclaim.store.models import RunSpec, TrialRecord
+
+INDEX_FILE = "index.sqlite"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, path TEXT, created REAL, suite TEXT, suite_version TEXT,
+  agents TEXT, seeds INTEGER, judge TEXT, sandbox TEXT);
+CREATE TABLE IF NOT EXISTS trials (
+  run_id TEXT, trial_id TEXT, task TEXT, level TEXT, agent TEXT, seed INTEGER,
+  status TEXT, outcome TEXT, measured REAL, target REAL, wall_s REAL, spec_hash TEXT,
+  PRIMARY KEY (run_id, trial_id));
+"""
+_lock = threading.Lock()
+
+
+class Index:
+    """runs-root/index.sqlite. Trial directories stay the truth; this only mirrors them."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.path = self.root / INDEX_FILE
+
+    def _connect(self) -> sqlite3.Connection:
+        self.root.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(self.path, timeout=30)
+        con.executescript(_SCHEMA)
+        return con
+
+    def add_run(self, spec: RunSpec, path: Path) -> None:
+        with _lock, self._connect() as con:
+            con.execute("INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?)",
+                        (spec.run_id, str(Path(path).resolve()), spec.created, spec.suite_name,
+                         spec.suite_version, ",".join(spec.agents), len(spec.seeds), spec.judge,
+                         spec.sandbox))
+
+    def add_trial(self, rec: TrialRecord) -> None:
+        with _lock, self._connect() as con:
+            con.execute("INSERT OR REPLACE INTO trials VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (rec.run_id, rec.trial_id, rec.task, rec.level, rec.agent, rec.seed,
+                         rec.status.value, rec.outcome.value if rec.outcome else None,
+                         rec.measured, rec.target, rec.timings.get("total_s"), rec.spec_hash))
+
+    def rebuild(self) -> tuple[int, int]:
+        """Drop the index and refill it from every run directory under the root."""
+        with _lock:
+            self.path.unlink(missing_ok=True)
+        runs = trials = 0
+        for run_json in sorted(self.root.glob(f"*/{RUN_JSON}")):
+            rd = RunDir(run_json.parent)
+            self.add_run(rd.spec(), rd.path)
+            runs += 1
+            for rec in rd.records():
+                self.add_trial(rec)
+                trials += 1
+        return runs, trials
+
+    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        with self._connect() as con:
+            return con.execute(sql, params).fetchall()

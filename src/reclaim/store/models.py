@@ -1,0 +1,119 @@
+"""What is kept on disk for a run and its trials (DESIGN.md, "A trial on disk")."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+
+class Status(str, Enum):
+    """Where a trial is in its lifecycle."""
+
+    running = "running"
+    completed = "completed"
+    budget_exhausted = "budget_exhausted"
+    error = "error"
+
+
+class Outcome(str, Enum):
+    """The final word on a trial. ``error`` is the harness's failure, never the agent's."""
+
+    reproduced = "reproduced"
+    not_reproduced = "not_reproduced"
+    budget_exhausted = "budget_exhausted"
+    disqualified = "disqualified"
+    error = "error"
+
+
+class RunSpec(BaseModel):
+    """run.json: what was asked. Enough to finish the run from its directory alone."""
+
+    run_id: str
+    created: float
+    reclaim_version: str
+    suite_dir: str
+    suite_name: str
+    suite_version: str
+    task_hashes: dict[str, str] = Field(description="Content hash of every task in the run.")
+    tasks: list[str]
+    agents: list[str] = Field(description="Agent specs as given, e.g. 'reference' or 'command:./a.sh'.")
+    seeds: list[int]
+    judge: str
+    sandbox: str
+    jobs: int
+    budget_scale: float = 1.0
+
+    def trial_keys(self) -> list[tuple[str, str, int]]:
+        return [(t, a, s) for t in self.tasks for a in self.agents for s in self.seeds]
+
+
+class BudgetUse(BaseModel):
+    wall_limit_s: float
+    agent_wall_s: float = 0.0
+    reexec_wall_s: float = 0.0
+    gpus: int = 0
+    gpu_hours_allocated: float = Field(0.0, description="GPUs x agent wall time, as clusters count it.")
+    gpu_hours_limit: float = 0.0
+
+
+class TrialRecord(BaseModel):
+    """trial.json: written atomically at every change of status."""
+
+    trial_id: str
+    run_id: str
+    task: str
+    level: str
+    agent: str
+    seed: int
+    spec_hash: str
+    status: Status
+    outcome: Outcome | None = None
+    judge: str | None = None
+    measured: float | None = None
+    target: float | None = None
+    started: float
+    finished: float | None = None
+    sandbox: str
+    isolated: bool
+    materials: list[str] = Field(default_factory=list, description="Materials placed in the workspace.")
+    withheld: list[str] = Field(default_factory=list, description="Released materials kept from the agent.")
+    limits_enforced: list[str] = Field(default_factory=list)
+    budget: BudgetUse
+    timings: dict[str, float] = Field(default_factory=dict, description="Seconds per harness phase.")
+    warnings: list[str] = Field(default_factory=list)
+    error: str | None = None
+    agent_logs: str = Field("agent/", description="Written by the agent itself: untrusted.")
+
+    @property
+    def done(self) -> bool:
+        return self.status != Status.running and self.outcome is not None
+
+
+def trial_id(task: str, agent: str, seed: int) -> str:
+    return f"{task}__{agent_label(agent)}__{seed}"
+
+
+def agent_label(agent: str) -> str:
+    """The name an agent spec goes by in trial ids and reports: 'command:./x.sh' -> 'command-x'."""
+    name, _, arg = agent.partition(":")
+    if not arg:
+        return name
+    stem = arg.strip().split()[0].rsplit("/", 1)[-1].split(".")[0]
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in stem)
+    return f"{name}-{safe}" if safe else name
+
+
+class ReexecRecord(BaseModel):
+    """reexec/reexec.json: the fresh re-execution of the agent's reproduce.sh."""
+
+    ran: bool
+    reason: str = Field("", description="Why it did not run, or how it ended.")
+    exit_code: int | None = None
+    timed_out: bool = False
+    event_id: int | None = Field(None, description="The command_finished event of the re-execution.")
+    wall_s: float = 0.0
+    removed: list[str] = Field(default_factory=list, description="Files removed before re-running.")
+    sources: list[str] = Field(default_factory=list,
+                               description="Files present before the re-execution that it did not rewrite.")
+    outputs: list[str] = Field(default_factory=list, description="Files the re-execution created or changed.")

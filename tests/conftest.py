@@ -1,0 +1,97 @@
+"""Shared fixtures: small real suites written on the fly, and the sandbox the machine has."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reclaim.sandbox import default_backend
+
+MEAN_PY = """\
+import json, sys
+vals = [float(x) for x in open('data/values.csv').read().split()]
+print('mean', sum(vals) / len(vals))
+json.dump({'mean_value': sum(vals) / len(vals)}, open('results.json', 'w'))
+"""
+VALUES = "1.5 2.25 3.125 4.0625 5.03125\n"  # mean 3.19375
+
+
+def task_yaml(task_id: str, level: str = "reimplement", **overrides) -> dict:
+    base = {
+        "id": task_id,
+        "paper": {"title": f"On the mean of {task_id}", "venue": "test", "year": 2025, "text": "paper.md"},
+        "level": level,
+        "materials": {"data": {"path": "data"}},
+        "target": {"claim": "The mean is 3.194.", "metric": "mean_value", "value": 3.194,
+                   "direction": "match", "where": "Table 1"},
+        "criteria": {"abs_tol": 0.01},
+        "budget": {"wall_minutes": 1},
+        "reference": {"path": "reference", "entrypoint": "reproduce.sh"},
+    }
+    if level in ("run", "retrain"):
+        base["materials"]["code"] = {"path": "code"}
+    if level == "run":
+        base["materials"]["weights"] = {"path": "weights"}
+    for key, value in overrides.items():
+        node = base
+        parts = key.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        if value is DELETE:
+            node.pop(parts[-1], None)
+        else:
+            node[parts[-1]] = copy.deepcopy(value)
+    return base
+
+
+DELETE = object()
+
+
+def write_task(suite: Path, spec: dict, *, reference: str | None = None) -> Path:
+    d = suite / spec["id"]
+    (d / "data").mkdir(parents=True, exist_ok=True)
+    (d / "data" / "values.csv").write_text(VALUES)
+    (d / "code").mkdir(exist_ok=True)
+    (d / "code" / "mean.py").write_text(MEAN_PY)
+    (d / "weights").mkdir(exist_ok=True)
+    (d / "weights" / "w.txt").write_text("1.0\n")
+    (d / "paper.md").write_text("# A paper\n\nWe find the mean is 3.194 (Table 1).\n")
+    (d / "reference").mkdir(exist_ok=True)
+    (d / "reference" / "ref_mean.py").write_text(MEAN_PY)
+    (d / "reference" / "reproduce.sh").write_text(reference or "set -e\npython3 ref_mean.py\n")
+    (d / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    return d
+
+
+def write_suite(root: Path, specs: list[dict], name: str = "mini", **refs: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "suite.yaml").write_text(yaml.safe_dump(
+        {"name": name, "version": "1", "description": "test suite", "tasks": [s["id"] for s in specs]}))
+    for s in specs:
+        write_task(root, s, reference=refs.get(s["id"].replace("-", "_")))
+    return root
+
+
+@pytest.fixture
+def mini_suite(tmp_path) -> Path:
+    """Three tiny tasks, one per level, whose references compute a mean in a second."""
+    return write_suite(tmp_path / "suite", [
+        task_yaml("mean-run", "run"), task_yaml("mean-retrain", "retrain"),
+        task_yaml("mean-reimpl", "reimplement"),
+    ])
+
+
+@pytest.fixture(scope="session")
+def sandbox_name() -> str:
+    """bwrap where it works (CI installs it), else process."""
+    return default_backend()
+
+
+@pytest.fixture
+def bwrap_only(sandbox_name):
+    if sandbox_name != "bwrap" or shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not usable on this machine (make test installs it)")
