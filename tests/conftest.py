@@ -95,3 +95,18 @@ def sandbox_name() -> str:
 def bwrap_only(sandbox_name):
     if sandbox_name != "bwrap" or shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not usable on this machine (make test installs it)")
+
+
+def run_suite(suite: Path, runs_root: Path, agents: list[str], sandbox: str, **opts):
+    """Plan and execute a run; return (run dir, records)."""
+    from reclaim.runner.run import RunOptions, execute, plan_run
+
+    rd = plan_run(RunOptions(suite=suite, agents=agents, sandbox=sandbox, runs_root=runs_root, **opts))
+    return rd, execute(rd)
+
+
+def write_agent(path: Path, body: str) -> Path:
+    """A command agent: a bash script run inside the sandbox."""
+    path.write_text("#!/bin/bash\n" + body)
+    path.chmod(0o755)
+    return path

@@ -8,7 +8,7 @@ from pathlib import Path
 from reclaim.agents.base import AgentContext
 from reclaim.sandbox import Bind
 
-MOUNT = "/opt/reclaim-agent"
+MOUNT = "/run/reclaim-agent"
 
 
 class CommandAgent:

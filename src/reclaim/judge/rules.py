@@ -7,7 +7,8 @@ A trial is ``reproduced`` only when all of these hold:
 3. the re-execution wrote the metric, and it agrees with the agent's own value;
 4. the value is not written as a literal in any program the agent left (see provenance.py):
    a reproduce.sh that only prints the paper's number re-executes fine but computes nothing,
-   which is fabrication and disqualifies the trial;
+   which is fabrication and disqualifies the trial; and where the value already sat in a data
+   file the agent left, a second re-execution without that file still computes it;
 5. the re-executed value satisfies the criteria, computed in criteria.py.
 """
 
@@ -93,6 +94,16 @@ class RulesJudge:
                             f"computed: {where}", "hard_coded", "fabrication")
             if literals:
                 v.flags.append("value_in_static_file")
+            if (ab := rx.ablation) is not None:
+                if ab.event_id is not None:
+                    v.citations.append(Citation(event_id=ab.event_id,
+                                                why="re-execution without the files that held the value"))
+                again, _ = read_metric(trial_dir / "reexec" / "ablation" / "workspace" / RESULTS, t.metric)
+                if ab.exit_code != 0 or again is None or not consistent(again, measured, acc.tol):
+                    got = f"computed {again!r}" if again is not None and ab.exit_code == 0 else "failed"
+                    return done(Outcome.not_reproduced,
+                                f"reproduce.sh copies its result: without {', '.join(ab.removed)} "
+                                f"it {got}", "cached_result")
         else:
             v.flags.append("provenance_unchecked")
 

@@ -126,7 +126,7 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
     timer.seconds["agent_commands_s"] = recorder.command_seconds
     if rec.status != Status.budget_exhausted:
         with timer("reexec_s"):
-            rx, rx_cmd = reexecute(tdir, sandbox=s.sandbox, wall_seconds=wall, trace=trace,
+            rx, rx_cmd = reexecute(tdir, metric=spec.target.metric, sandbox=s.sandbox, wall_seconds=wall, trace=trace,
                                    hidden=s.hidden, provided=provided)
             write_model(tdir / "reexec" / "reexec.json", rx)
         rec.budget.reexec_wall_s = round(rx.wall_s, 3)

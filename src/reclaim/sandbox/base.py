@@ -120,14 +120,15 @@ def resolve_inside(root: Path, rel: str) -> Path:
 
 
 def run_killable(argv: list[str], *, cwd: str | None, env: dict[str, str], stdout: Path,
-                 stderr: Path, timeout: float | None, procs: set) -> ExecResult:
+                 stderr: Path, timeout: float | None, procs: set,
+                 pass_fds: tuple[int, ...] = ()) -> ExecResult:
     """Run argv in its own session, streaming output to files; kill the whole tree on timeout."""
     stdout.parent.mkdir(parents=True, exist_ok=True)
     stderr.parent.mkdir(parents=True, exist_ok=True)
     start = time.time()
     with open(stdout, "wb") as out, open(stderr, "wb") as err:
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err, start_new_session=True)
+                                stderr=err, start_new_session=True, pass_fds=pass_fds)
         procs.add(proc)
         timed_out = False
         try:

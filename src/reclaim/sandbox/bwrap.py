@@ -97,8 +97,19 @@ class BwrapSandbox:
         if self._argv is None:
             raise SandboxError("sandbox not started")
         full_env = base_env(self.config, WORKSPACE) | (env or {})
-        res = run_killable(self._argv + cmd, cwd=None, env=full_env, stdout=stdout, stderr=stderr,
-                           timeout=timeout, procs=self._procs)
+        # bwrap reports the command's exit code on this fd; none means the sandbox never ran it
+        status_r, status_w = os.pipe()
+        argv = self._argv[:1] + ["--json-status-fd", str(status_w)] + self._argv[1:]
+        try:
+            res = run_killable(argv + cmd, cwd=None, env=full_env, stdout=stdout, stderr=stderr,
+                               timeout=timeout, procs=self._procs, pass_fds=(status_w,))
+        finally:
+            os.close(status_w)
+            with os.fdopen(status_r, "rb") as fh:
+                status = fh.read()
+        if b"exit-code" not in status and not res.timed_out:
+            detail = stderr.read_text(errors="replace").strip()[-2000:]
+            raise SandboxError(f"bwrap could not set up the sandbox: {detail}")
         res.cmd = cmd
         return res
 

@@ -54,9 +54,17 @@ def _fix_for(err: dict[str, Any], model: type[BaseModel], loc: tuple) -> str:
         return f"use one of: {err['ctx'].get('expected', '')}"
     if kind == "string_pattern_mismatch":
         return f"match the pattern {err['ctx'].get('pattern')}"
-    if kind.endswith("_type") or kind.endswith("_parsing"):
-        return f"give a value of the right type ({err['msg'].lower()})"
+    for prefix, wanted in _TYPE_WORDS.items():
+        if kind.startswith(prefix):
+            return f"give {wanted}"
     return "see the field's description in reclaim.spec.models"
+
+
+_TYPE_WORDS = {
+    "float": "a number", "int": "a whole number", "string": "text (quote it)", "bool": "true or false",
+    "list": "a list", "tuple": "a list", "dict": "a mapping of keys to values",
+    "model": "a mapping of keys to values",
+}
 
 
 def _allowed_keys(model: type[BaseModel], loc: tuple) -> list[str]:

@@ -117,3 +117,6 @@ class ReexecRecord(BaseModel):
     sources: list[str] = Field(default_factory=list,
                                description="Files present before the re-execution that it did not rewrite.")
     outputs: list[str] = Field(default_factory=list, description="Files the re-execution created or changed.")
+    ablation: ReexecRecord | None = Field(
+        None, description="A second re-execution without the static files that already held the "
+                          "result: did reproduce.sh compute the value, or copy it?")

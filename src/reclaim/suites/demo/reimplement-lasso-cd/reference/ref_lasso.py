@@ -3,7 +3,7 @@
 Reads data/train.csv and data/test.csv (columns x01..x40, y), standardises the
 features with the training mean and population standard deviation, centres y,
 and minimises
-    (1 / (2n)) * ||y_c - Z b||^2 + lam * ||b||_1,   lam = 0.1
+    (1 / (2n)) * ||y_c - Z b||^2 + lam * ||b||_1,   lam = 0.3
 by cyclic coordinate descent from b = 0 until no coefficient moves by more
 than 1e-8 in a sweep. Writes the test mean squared error to results.json.
 """
@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 
-LAM = 0.1
+LAM = 0.3
 TOL = 1e-8
 MAX_SWEEPS = 100000
 
