@@ -1,0 +1,3 @@
+from reclaim.cli.main import app
+
+app(prog_name="reclaim")

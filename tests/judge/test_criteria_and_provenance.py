@@ -1,0 +1,49 @@
+"""Criteria computed in code, and the literal check that tells written numbers from computed ones."""
+
+from __future__ import annotations
+
+import math
+
+from reclaim.judge.criteria import acceptance, consistent
+from reclaim.judge.provenance import checkable, find_literals, significant_digits
+from reclaim.spec import Criteria, Target
+
+
+def _t(value, direction):
+    return Target(claim="c", metric="m", value=value, direction=direction)
+
+
+def test_tolerance_widens_only_the_losing_side():
+    hi = acceptance(_t(0.9, "higher_is_better"), Criteria(abs_tol=0.01))
+    assert hi.accepts(0.891) and hi.accepts(0.99) and not hi.accepts(0.889)
+    lo = acceptance(_t(2.0, "lower_is_better"), Criteria(rel_tol=0.05))
+    assert lo.accepts(2.1) and lo.accepts(1.0) and not lo.accepts(2.11)
+    m = acceptance(_t(5.0, "match"), Criteria(abs_tol=0.1, rel_tol=0.04))
+    assert m.tol == 0.2 and m.accepts(4.8) and not m.accepts(5.21)
+    iv = acceptance(_t(1.0, "higher_is_better"), Criteria(interval=(0.9, 1.1)))
+    assert iv.accepts(0.95) and not iv.accepts(1.2)
+    assert not hi.accepts(math.nan)
+
+
+def test_consistency_uses_the_tolerance():
+    assert consistent(0.91, 0.915, 0.01) and not consistent(0.91, 0.93, 0.01)
+    assert consistent(1.0, 1.0, 0.0) and not consistent(1.0, 1.001, 0.0)
+
+
+def test_significant_digits():
+    assert significant_digits(0.9133) == 4
+    assert significant_digits(3.0) == 1
+    assert significant_digits(1200.0) == 2
+    assert significant_digits(1.5e-05) == 2
+    assert checkable(0.913) and not checkable(0.5) and not checkable(10.0)
+
+
+def test_find_literals_in_code_and_data(tmp_path):
+    (tmp_path / "run.sh").write_text("echo '{\"acc\": 0.9133}' > results.json\nsleep 0.91\n")
+    (tmp_path / "notes.txt").write_text("we got 0.91330 today\n")
+    (tmp_path / "tool").write_text("#!/usr/bin/env python3\nprint(0.9133)\n")
+    (tmp_path / "blob.bin").write_bytes(b"\xff\xfe0.9133")
+    found = find_literals(tmp_path, ["run.sh", "notes.txt", "tool", "blob.bin"], 0.9133)
+    assert [(f.path, f.line, f.is_code) for f in found] == [
+        ("run.sh", 1, True), ("notes.txt", 1, False), ("tool", 2, True)]
+    assert find_literals(tmp_path, ["run.sh"], 0.913) == []

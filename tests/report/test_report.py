@@ -1,0 +1,92 @@
+"""Aggregation and the four formats; the JSON keys other tools read are pinned here."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from reclaim.cli.main import app
+from reclaim.report import build_report, render, wilson
+from reclaim.report.render import to_csv, to_json, to_markdown
+from reclaim.store import BudgetUse, Outcome, RunDir, RunSpec, Status, TrialRecord, write_model
+
+
+def test_wilson_known_values():
+    assert wilson(0, 0) == (0.0, 1.0)
+    lo, hi = wilson(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo, hi = wilson(0, 3)
+    assert lo == 0.0 and hi == pytest.approx(0.5615, abs=1e-4)
+    lo, hi = wilson(3, 3)
+    assert lo == pytest.approx(0.4385, abs=1e-4) and hi == 1.0
+
+
+def _rec(task, level, agent, seed, outcome):
+    return TrialRecord(trial_id=f"{task}__{agent}__{seed}", run_id="r1", task=task, level=level, agent=agent,
+                       seed=seed, spec_hash="h", status=Status.completed, outcome=Outcome(outcome),
+                       started=0, finished=1, sandbox="bwrap", isolated=True,
+                       budget=BudgetUse(wall_limit_s=60, agent_wall_s=2), timings={"total_s": 3.0})
+
+
+def _spec():
+    return RunSpec(run_id="r1", created=0, reclaim_version="0", suite_dir="/s", suite_name="demo",
+                   suite_version="1", task_hashes={}, tasks=[], agents=[], seeds=[0], judge="rules",
+                   sandbox="bwrap", jobs=1)
+
+
+RECORDS = [
+    _rec("a", "run", "x", 0, "reproduced"), _rec("a", "run", "x", 1, "not_reproduced"),
+    _rec("b", "run", "x", 0, "budget_exhausted"), _rec("b", "run", "x", 1, "error"),
+    _rec("a", "run", "y", 0, "not_reproduced"), _rec("b", "run", "y", 0, "reproduced"),
+    _rec("b", "run", "y", 1, "reproduced"),
+    _rec("c", "reimplement", "x", 0, "disqualified"), _rec("c", "reimplement", "y", 0, "not_reproduced"),
+]
+
+
+def test_rates_exclude_harness_errors_and_pick_the_best_agent():
+    r = build_report(_spec(), RECORDS)
+    x, y = r.levels["run"].agents["x"], r.levels["run"].agents["y"]
+    assert (x.trials, x.reproduced, x.errors) == (3, 1, 1)  # the error is not the agent's failure
+    assert x.rate == pytest.approx(1 / 3)
+    assert (y.trials, y.reproduced) == (3, 2)
+    assert r.levels["run"].best_agent == "y"
+    assert r.levels["run"].any_agent_rate == 1.0  # a by x, b by y
+    assert r.levels["reimplement"].best_agent is None
+    assert r.levels["reimplement"].any_agent_rate == 0.0
+    assert "retrain" not in r.levels
+    assert r.totals.outcomes == {"reproduced": 3, "not_reproduced": 3, "budget_exhausted": 1,
+                                 "disqualified": 1, "error": 1}
+
+
+def test_json_keys_are_stable():
+    data = json.loads(to_json(build_report(_spec(), RECORDS)))
+    assert data["run_id"] == "r1" and data["schema_version"] == 1
+    row = data["levels"]["run"]["agents"]["x"]
+    assert set(row) >= {"trials", "reproduced", "rate", "ci_low", "ci_high"}
+    assert {"best_agent", "any_agent_rate"} <= set(data["levels"]["run"])
+    assert set(data["trials"][0]) >= {"task", "level", "agent", "seed", "outcome"}
+
+
+def test_csv_and_markdown():
+    r = build_report(_spec(), RECORDS)
+    rows = list(csv.DictReader(io.StringIO(to_csv(r))))
+    assert len(rows) == 4 and rows[0]["level"] == "run"
+    md = to_markdown(r)
+    assert "| run | y | 3 | 2 | 67 % |" in md and "disqualified 1" in md
+
+
+def test_report_command_reads_a_run_directory(tmp_path):
+    rd = RunDir(tmp_path / "r1")
+    rd.write_spec(_spec())
+    for rec in RECORDS:
+        write_model(rd.trial_dir(rec.trial_id) / "trial.json", rec)
+    res = CliRunner().invoke(app, ["report", str(rd.path), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["totals"]["trials"] == len(RECORDS)
+    res = CliRunner().invoke(app, ["report", str(rd.path)])
+    assert "best agent" in res.output and res.exit_code == 0
+    assert render(build_report(_spec(), RECORDS), "markdown").startswith("# reclaim report")

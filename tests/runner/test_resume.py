@@ -1,0 +1,93 @@
+"""SIGKILL of `reclaim run` at any moment, then --resume: the same report as an uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import task_yaml, write_agent, write_suite
+
+RECLAIM = [sys.executable, "-m", "reclaim.cli"]
+
+
+def _suite(tmp: Path) -> Path:
+    return write_suite(tmp / "suite", [task_yaml(f"mean-{i}", lvl) for i, lvl in
+                                        enumerate(["run", "retrain", "reimplement", "run"])])
+
+
+def _report(run_dir: Path) -> dict:
+    out = subprocess.run(RECLAIM + ["report", str(run_dir), "--format", "json"], check=True,
+                         capture_output=True, text=True).stdout
+    data = json.loads(out)
+    for key in ("run_id",):
+        data.pop(key)
+    for row in data["trials"]:
+        row.pop("wall_s")
+    data.pop("totals")  # timings; the outcome counts are compared below
+    return data
+
+
+def _done(run_dir: Path) -> int:
+    n = 0
+    for p in run_dir.glob("trials/*/trial.json"):
+        try:
+            n += json.loads(p.read_text()).get("outcome") is not None
+        except ValueError:
+            pass
+    return n
+
+
+@pytest.mark.parametrize("kill_after", [0, 3])
+def test_sigkill_then_resume_gives_the_same_report(tmp_path, sandbox_name, kill_after):
+    suite = _suite(tmp_path)
+    slow = write_agent(tmp_path / "slow.sh", "sleep 0.4\npython3 -c \"import json; "
+                       "v=[float(x) for x in open('data/values.csv').read().split()]; "
+                       "json.dump({'mean_value': sum(v)/len(v)}, open('results.json','w'))\"\n"
+                       "echo 'python3 -c \"import json; v=[float(x) for x in open(\\\"data/values.csv\\\").read().split()]; "
+                       "json.dump({\\\"mean_value\\\": sum(v)/len(v)}, open(\\\"results.json\\\",\\\"w\\\"))\"' > reproduce.sh\n")
+    args = ["run", "--suite", str(suite), "--agent", f"command:{slow}", "--agent", "reference",
+            "--agent", "fabricate", "--sandbox", sandbox_name, "--jobs", "2", "--format", "json"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+    full = tmp_path / "full"
+    subprocess.run(RECLAIM + args + ["--run-dir", str(full)], check=True, capture_output=True, env=env)
+
+    cut = tmp_path / "cut"
+    proc = subprocess.Popen(RECLAIM + args + ["--run-dir", str(cut)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        running = [p for p in cut.glob("trials/*/trial.json")]
+        if _done(cut) >= kill_after and len(running) > _done(cut):
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert _done(cut) < 12, "the run finished before it could be killed"
+
+    resumed = subprocess.run(RECLAIM + ["run", "--resume", str(cut), "--format", "json"],
+                             capture_output=True, text=True, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _report(cut) == _report(full)
+    assert _done(cut) == 12
+    assert any((cut / "interrupted").iterdir()), "the interrupted trial was not kept"
+    outcomes = json.loads(subprocess.run(RECLAIM + ["report", str(cut), "--format", "json"],
+                                         capture_output=True, text=True).stdout)["totals"]["outcomes"]
+    assert outcomes["reproduced"] == 8 and outcomes["disqualified"] == 4
+
+
+def test_resume_refuses_a_changed_task(tmp_path, sandbox_name):
+    suite = _suite(tmp_path)
+    run_dir = tmp_path / "r"
+    subprocess.run(RECLAIM + ["run", "--suite", str(suite), "--agent", "nop", "--sandbox", sandbox_name,
+                              "--run-dir", str(run_dir)], check=True, capture_output=True)
+    (suite / "mean-0" / "paper.md").write_text("changed\n")
+    res = subprocess.run(RECLAIM + ["run", "--resume", str(run_dir)], capture_output=True, text=True)
+    assert res.returncode != 0
+    assert "changed or vanished since the run began" in res.stderr
