@@ -11,7 +11,7 @@ from reclaim.spec import SpecError, load_suite
 
 CASES = {
     "missing field": ({"target": DELETE}, "target", "add the required field 'target'"),
-    "wrong type": ({"budget.wall_minutes": "ten"}, "budget.wall_minutes", "right type"),
+    "wrong type": ({"budget.wall_minutes": "ten"}, "budget.wall_minutes", "give a number"),
     "unknown key": ({"budget.gpu_hourz": 3}, "budget.gpu_hourz", "remove 'gpu_hourz'"),
     "negative budget": ({"budget.gpu_hours": -1}, "budget.gpu_hours", ">= 0"),
     "non-finite target": ({"target.value": float("inf")}, "target.value", "finite number"),

@@ -73,8 +73,9 @@ def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> Trial
         withheld=spec.withheld(), limits_enforced=limits_for(s.sandbox),
         budget=BudgetUse(wall_limit_s=wall, gpus=spec.budget.gpus, gpu_hours_limit=spec.budget.gpu_hours),
         warnings=[PROCESS_WARNING] if s.sandbox == "process" else [])
-    write_model(tdir / TRIAL_JSON, rec)
     timer = _Timer()
+    with timer("store_s"):
+        write_model(tdir / TRIAL_JSON, rec)
     trace = TraceWriter(tdir / TRACE)
     try:
         with timer("total_s"):

@@ -1,0 +1,61 @@
+"""The harness's own time per trial, over the demo suite.
+
+Overhead = a trial's total time minus the time its agent's and its re-execution's commands
+ran. What is left is workspace building, sandbox start and stop, file snapshots, trace writing,
+re-execution bookkeeping, judging and storing. Prints the median (the figure to quote) and a
+breakdown by phase.
+
+    .venv/bin/python benchmarks/overhead.py [--jobs 1] [--repeat 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+from pathlib import Path
+
+from reclaim.runner.run import RunOptions, execute, plan_run
+from reclaim.sandbox import default_backend
+from reclaim.suites import bundled
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=1, help="1 keeps the phases from sharing a core")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--agents", default="reference,nop,fabricate")
+    args = ap.parse_args()
+    sandbox = default_backend()
+    records = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(args.repeat):
+            rd = plan_run(RunOptions(suite=bundled()["demo"], agents=args.agents.split(","),
+                                     jobs=args.jobs, sandbox=sandbox, runs_root=Path(tmp)))
+            records += execute(rd)
+    t = [r.timings for r in records]
+
+    def med(xs):
+        return statistics.median(xs) * 1000
+
+    overhead = [x["total_s"] - x.get("agent_commands_s", 0) - x.get("reexec_commands_s", 0) for x in t]
+    print(f"sandbox: {sandbox}; trials: {len(records)}; jobs: {args.jobs}")
+    print(f"harness overhead per trial: median {med(overhead):.1f} ms, "
+          f"p90 {statistics.quantiles(overhead, n=10)[-1] * 1000:.1f} ms, max {max(overhead) * 1000:.1f} ms")
+    print(f"  (commands themselves: median {med([x['total_s'] for x in t]) - med(overhead):.1f} ms of "
+          f"{med([x['total_s'] for x in t]):.1f} ms per trial)")
+    phases = {
+        "workspace build": [x.get("workspace_s", 0) for x in t],
+        "agent phase minus commands (sandbox start/stop, snapshots, trace)":
+            [x.get("agent_s", 0) - x.get("agent_commands_s", 0) for x in t],
+        "re-execution minus commands (copy, sandbox, snapshots)":
+            [x.get("reexec_s", 0) - x.get("reexec_commands_s", 0) for x in t],
+        "judging (rules)": [x.get("judge_s", 0) for x in t],
+        "storing trial.json": [x.get("store_s", 0) for x in t],
+    }
+    for name, xs in phases.items():
+        print(f"  {name:<70} median {med(xs):7.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""The bundled demo suite: valid, genuine, and honest — every target is what its reference computes."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from conftest import run_suite
+from typer.testing import CliRunner
+
+from reclaim.cli.main import app
+from reclaim.judge import acceptance
+from reclaim.spec import Level, load_suite
+from reclaim.suites import bundled
+
+DEMO = bundled()["demo"]
+
+
+def test_demo_suite_is_valid_with_three_tasks_per_level():
+    suite = load_suite(DEMO)
+    assert len(suite.tasks) >= 9
+    for level in Level:
+        assert sum(t.spec.level == level for t in suite.tasks) >= 3, level
+    for t in suite.tasks:
+        paper = (t.dir / t.spec.paper.text).read_text()
+        for section in ("Abstract", "Method", "Setup", "Results"):
+            assert re.search(rf"^#+ .*{section}", paper, re.M | re.I), (t.id, section)
+        assert re.search(r"^\|.*\|$", paper, re.M), f"{t.id}: no results table"
+        assert f"{t.spec.target.value}" in paper, f"{t.id}: the paper does not report its target"
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    from reclaim.sandbox import default_backend
+
+    return run_suite(DEMO, tmp_path_factory.mktemp("demo"), ["reference", "nop", "fabricate"],
+                     default_backend(), jobs=2)
+
+
+def test_every_reference_computes_its_own_target(demo_run):
+    rd, records = demo_run
+    suite = load_suite(DEMO)
+    refs = [r for r in records if r.agent == "reference"]
+    assert len(refs) == len(suite.tasks)
+    for r in refs:
+        spec = suite.task(r.task).spec
+        acc = acceptance(spec.target, spec.criteria)
+        assert r.outcome.value == "reproduced", (r.task, r.error)
+        assert abs(r.measured - spec.target.value) <= acc.tol, (r.task, r.measured)
+
+
+def test_demo_reference_100_nop_and_fabricate_0_at_every_level(demo_run):
+    from reclaim.report import build_report
+
+    rd, records = demo_run
+    report = build_report(rd.spec(), records)
+    for level in ("run", "retrain", "reimplement"):
+        agents = report.levels[level].agents
+        assert agents["reference"].rate == 1.0
+        assert agents["nop"].rate == 0.0 and agents["fabricate"].rate == 0.0
+        assert report.levels[level].best_agent == "reference"
+    assert report.totals.outcomes["error"] == 0
+    assert all(r.outcome.value == "disqualified" for r in records if r.agent == "fabricate")
+
+
+def test_validate_with_reference_fails_a_reference_that_misses(tmp_path):
+    suite = tmp_path / "demo"
+    shutil.copytree(DEMO, suite)
+    first = load_suite(suite).tasks[0]
+    spec_path = first.dir / "task.yaml"
+    text = spec_path.read_text()
+    value = first.spec.target.value
+    factor = 0.5 if first.spec.target.direction.value == "lower_is_better" else 1.5
+    spec_path.write_text(text.replace(f"value: {value}", f"value: {value * factor}", 1))
+    res = CliRunner().invoke(app, ["tasks", "validate", str(suite), "--with-reference"])
+    assert res.exit_code == 1, res.output
+    assert "1 task(s) whose reference misses its own target" in res.output
+    assert f"✗ {first.id}" in res.output
