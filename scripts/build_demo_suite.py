@@ -449,8 +449,10 @@ def check(task_dir: Path, spec: dict, value: float, baselines: dict) -> list[str
         if f"{v:.4f}" not in paper:
             problems.append(f"paper.md does not quote {label} = {v:.4f}")
     for f in (task_dir / spec.get("reference", {}).get("path", "reference")).rglob("*"):
-        if f.is_file() and shown in f.read_text(errors="replace"):
-            problems.append(f"{f.relative_to(task_dir)} contains the target value {shown}")
+        text = f.read_text(errors="replace") if f.is_file() else ""
+        for literal in {shown, str(target["value"]), repr(value)}:
+            if literal in text:
+                problems.append(f"{f.relative_to(task_dir)} contains the target value {literal}")
     size = sum(f.stat().st_size for f in task_dir.rglob("*") if f.is_file())
     if size > 200_000:
         problems.append(f"task folder is {size} bytes (> 200 kB)")

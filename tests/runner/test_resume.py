@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from conftest import task_yaml, write_agent, write_suite
 
@@ -70,6 +71,10 @@ def test_sigkill_then_resume_gives_the_same_report(tmp_path, sandbox_name, kill_
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert _done(cut) < 12, "the run finished before it could be killed"
+    time.sleep(0.5)
+    orphans = [p for p in psutil.process_iter(["cmdline"]) if str(cut) in " ".join(p.info["cmdline"] or [])]
+    if sandbox_name == "bwrap":  # --die-with-parent: the sandboxes die with the harness
+        assert orphans == []
 
     resumed = subprocess.run(RECLAIM + ["run", "--resume", str(cut), "--format", "json"],
                              capture_output=True, text=True, env=env)

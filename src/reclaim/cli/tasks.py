@@ -39,12 +39,13 @@ def list_tasks(suite: Annotated[Optional[str], typer.Argument(help="Suite folder
         raise typer.Exit(1) from None
     table = Table(title=f"{s.meta.name} {s.meta.version}: {len(s.tasks)} tasks")
     for col in ("task", "level", "withheld", "metric", "target", "budget", "hash"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col in ("task", "metric", "hash"))
+    arrow = {"higher_is_better": "≥", "lower_is_better": "≤", "match": "≈"}
     for t in s.tasks:
         sp = t.spec
         table.add_row(t.id, sp.level.value, ",".join(sp.withheld()) or "-", sp.target.metric,
-                      f"{sp.target.value:g} ({sp.target.direction.value})",
-                      f"{sp.budget.wall_minutes:g} min, {sp.budget.gpu_hours:g} GPU-h", t.hash[:12])
+                      f"{arrow[sp.target.direction.value]} {sp.target.value:g}",
+                      f"{sp.budget.wall_minutes:g} min, {sp.budget.gpu_hours:g} GPU-h", t.hash[:8])
     console.print(table)
 
 
