@@ -16,8 +16,18 @@ import tempfile
 from pathlib import Path
 
 from reclaim.runner.run import RunOptions, execute, plan_run
-from reclaim.sandbox import default_backend
+from reclaim.sandbox import SandboxConfig, default_backend, make_sandbox
 from reclaim.suites import bundled
+from reclaim.trace import CommandFinished, read_trace
+
+
+def sandbox_cost(name: str, tmp: Path, n: int = 30) -> float:
+    """Median seconds to start a sandbox, run `true` in it, and tear it down."""
+    box = make_sandbox(name, SandboxConfig(tmp / "bench-ws"))
+    box.start()
+    times = [box.exec(["true"], stdout=tmp / "o", stderr=tmp / "e").duration for _ in range(n)]
+    box.stop()
+    return statistics.median(times)
 
 
 def main() -> None:
@@ -27,18 +37,24 @@ def main() -> None:
     ap.add_argument("--agents", default="reference,nop,fabricate")
     args = ap.parse_args()
     sandbox = default_backend()
-    records = []
+    records, commands = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.repeat):
             rd = plan_run(RunOptions(suite=bundled()["demo"], agents=args.agents.split(","),
                                      jobs=args.jobs, sandbox=sandbox, runs_root=Path(tmp)))
             records += execute(rd)
+            commands += [sum(isinstance(e, CommandFinished) for e in read_trace(rd.trial_dir(r.trial_id) / "trace.jsonl"))
+                        for r in rd.records()]
+        start_stop = sandbox_cost(sandbox, Path(tmp))
     t = [r.timings for r in records]
 
     def med(xs):
         return statistics.median(xs) * 1000
 
-    overhead = [x["total_s"] - x.get("agent_commands_s", 0) - x.get("reexec_commands_s", 0) for x in t]
+    # a command's measured time includes its sandbox's start and exit: count those as harness time
+    per_trial_commands = statistics.median(commands)
+    overhead = [x["total_s"] - x.get("agent_commands_s", 0) - x.get("reexec_commands_s", 0)
+                + start_stop * per_trial_commands for x in t]
     print(f"sandbox: {sandbox}; trials: {len(records)}; jobs: {args.jobs}")
     print(f"harness overhead per trial: median {med(overhead):.1f} ms, "
           f"p90 {statistics.quantiles(overhead, n=10)[-1] * 1000:.1f} ms, max {max(overhead) * 1000:.1f} ms")
@@ -55,6 +71,8 @@ def main() -> None:
     }
     for name, xs in phases.items():
         print(f"  {name:<70} median {med(xs):7.2f} ms")
+    print(f"  {'sandbox start + exit per command (`true` in a fresh sandbox)':<70} median "
+          f"{start_stop * 1000:7.2f} ms x {per_trial_commands:g} commands per trial (included above)")
 
 
 if __name__ == "__main__":

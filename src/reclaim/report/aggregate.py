@@ -52,7 +52,8 @@ class TrialRow(BaseModel):
 
 
 class Totals(BaseModel):
-    trials: int
+    trials: int = Field(description="Finished trials in the report.")
+    planned: int = Field(description="Trials the run asked for; more than trials while it is unfinished.")
     wall_s: float = Field(description="Sum of trial wall times, harness included.")
     agent_wall_s: float
     budget_wall_s: float = Field(description="Sum of wall-clock budgets of all trials.")
@@ -105,6 +106,7 @@ def build_report(spec: RunSpec, records: list[TrialRecord]) -> Report:
     counts = Counter(r.outcome.value for r in records)
     totals = Totals(
         trials=len(records),
+        planned=len(spec.trial_keys()),
         wall_s=round(sum(r.timings.get("total_s", 0.0) for r in records), 3),
         agent_wall_s=round(sum(r.budget.agent_wall_s for r in records), 3),
         budget_wall_s=round(sum(r.budget.wall_limit_s for r in records), 3),

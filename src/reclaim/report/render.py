@@ -56,7 +56,7 @@ def to_markdown(r: Report) -> str:
     for level, block in r.levels.items():
         out.append(f"| {level} | {block.papers} | {block.best_agent or '—'} | {_pct(block.any_agent_rate)} |")
     t = r.totals
-    out += ["", f"**Totals**: {t.trials} trials; wall {t.wall_s:.1f} s (agents {t.agent_wall_s:.1f} s "
+    out += ["", f"**Totals**: {t.trials} of {t.planned} trials; wall {t.wall_s:.1f} s (agents {t.agent_wall_s:.1f} s "
             f"of {t.budget_wall_s:.0f} s budgeted); GPU-hours allocated {t.gpu_hours_allocated:.3f}.", "",
             "Outcomes: " + ", ".join(f"{k} {v}" for k, v in t.outcomes.items()) + "."]
     return "\n".join(out) + "\n"
@@ -79,7 +79,7 @@ def to_rich(r: Report) -> Group:
     for level, block in r.levels.items():
         per.add_row(level, str(block.papers), block.best_agent or "—", _pct(block.any_agent_rate))
     t = r.totals
-    summary = (f"{t.trials} trials · wall {t.wall_s:.1f} s (agents {t.agent_wall_s:.1f} s of "
+    summary = (f"{t.trials} of {t.planned} trials · wall {t.wall_s:.1f} s (agents {t.agent_wall_s:.1f} s of "
                f"{t.budget_wall_s:.0f} s budgeted) · GPU-hours {t.gpu_hours_allocated:.3f}\n"
                "outcomes: " + " · ".join(f"{k} {v}" for k, v in t.outcomes.items()))
     return Group(main, per, summary)
