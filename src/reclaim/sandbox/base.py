@@ -84,6 +84,27 @@ class Sandbox(Protocol):
     def stop(self) -> None: ...
 
 
+class HostWorkspace:
+    """File access and teardown shared by backends whose workspace is a host folder."""
+
+    config: SandboxConfig
+    _procs: set
+
+    def read_file(self, rel: str) -> bytes:
+        return resolve_inside(self.config.workspace, rel).read_bytes()
+
+    def write_file(self, rel: str, data: bytes, mode: int = 0o644) -> None:
+        path = resolve_inside(self.config.workspace, rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        path.chmod(mode)
+
+    def stop(self) -> None:
+        for proc in list(self._procs):
+            kill_tree(proc)
+        self._procs.clear()
+
+
 def interpreter_dirs() -> list[Path]:
     """Folders the running Python needs: the virtual environment and its base install."""
     dirs = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}

@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 from reclaim.sandbox.base import (
-    ExecResult, SandboxConfig, SandboxError, base_env, interpreter_dirs, kill_tree,
-    resolve_inside, run_killable,
+    ExecResult, HostWorkspace, SandboxConfig, SandboxError, base_env, interpreter_dirs,
+    run_killable,
 )
 
 WORKSPACE = "/workspace"
@@ -36,7 +36,7 @@ def available() -> str | None:
     return None
 
 
-class BwrapSandbox:
+class BwrapSandbox(HostWorkspace):
     name = "bwrap"
     isolated = True
     workspace_inside = WORKSPACE
@@ -112,17 +112,3 @@ class BwrapSandbox:
             raise SandboxError(f"bwrap could not set up the sandbox: {detail}")
         res.cmd = cmd
         return res
-
-    def read_file(self, rel: str) -> bytes:
-        return resolve_inside(self.config.workspace, rel).read_bytes()
-
-    def write_file(self, rel: str, data: bytes, mode: int = 0o644) -> None:
-        path = resolve_inside(self.config.workspace, rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        path.chmod(mode)
-
-    def stop(self) -> None:
-        for proc in list(self._procs):
-            kill_tree(proc)
-        self._procs.clear()

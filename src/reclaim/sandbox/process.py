@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reclaim.sandbox.base import (
-    ExecResult, SandboxConfig, SandboxError, base_env, kill_tree, resolve_inside, run_killable,
+    ExecResult, HostWorkspace, SandboxConfig, SandboxError, base_env, run_killable,
 )
 
 WARNING = ("sandbox 'process' gives NO isolation: the agent can read the suite (with its reference "
@@ -13,7 +13,7 @@ WARNING = ("sandbox 'process' gives NO isolation: the agent can read the suite (
            "(apt-get install bubblewrap) for real results.")
 
 
-class ProcessSandbox:
+class ProcessSandbox(HostWorkspace):
     name = "process"
     isolated = False
 
@@ -36,17 +36,3 @@ class ProcessSandbox:
         full_env = base_env(self.config, self.workspace_inside) | (env or {})
         return run_killable(cmd, cwd=self.workspace_inside, env=full_env, stdout=stdout,
                             stderr=stderr, timeout=timeout, procs=self._procs)
-
-    def read_file(self, rel: str) -> bytes:
-        return resolve_inside(self.config.workspace, rel).read_bytes()
-
-    def write_file(self, rel: str, data: bytes, mode: int = 0o644) -> None:
-        path = resolve_inside(self.config.workspace, rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        path.chmod(mode)
-
-    def stop(self) -> None:
-        for proc in list(self._procs):
-            kill_tree(proc)
-        self._procs.clear()
