@@ -15,6 +15,8 @@ import pytest
 from conftest import task_yaml, write_agent, write_suite
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]
+MEAN_PY = ("python3 -c \"import json; v=[float(x) for x in open('data/values.csv').read().split()]; "
+           "json.dump({'mean_value': sum(v)/len(v)}, open('results.json','w'))\"\n")
 
 
 def _suite(tmp: Path) -> Path:
@@ -47,11 +49,8 @@ def _done(run_dir: Path) -> int:
 @pytest.mark.parametrize("kill_after", [0, 3])
 def test_sigkill_then_resume_gives_the_same_report(tmp_path, sandbox_name, kill_after):
     suite = _suite(tmp_path)
-    slow = write_agent(tmp_path / "slow.sh", "sleep 0.4\npython3 -c \"import json; "
-                       "v=[float(x) for x in open('data/values.csv').read().split()]; "
-                       "json.dump({'mean_value': sum(v)/len(v)}, open('results.json','w'))\"\n"
-                       "echo 'python3 -c \"import json; v=[float(x) for x in open(\\\"data/values.csv\\\").read().split()]; "
-                       "json.dump({\\\"mean_value\\\": sum(v)/len(v)}, open(\\\"results.json\\\",\\\"w\\\"))\"' > reproduce.sh\n")
+    slow = write_agent(tmp_path / "slow.sh", "sleep 0.4\ncat > reproduce.sh <<'EOF'\n" + MEAN_PY +
+                       "EOF\nbash reproduce.sh\n")
     args = ["run", "--suite", str(suite), "--agent", f"command:{slow}", "--agent", "reference",
             "--agent", "fabricate", "--sandbox", sandbox_name, "--jobs", "2", "--format", "json"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -96,3 +95,31 @@ def test_resume_refuses_a_changed_task(tmp_path, sandbox_name):
     res = subprocess.run(RECLAIM + ["run", "--resume", str(run_dir)], capture_output=True, text=True)
     assert res.returncode != 0
     assert "changed or vanished since the run began" in res.stderr
+
+
+def test_ctrl_c_stops_running_trials_at_once_and_resume_finishes_them(tmp_path, sandbox_name):
+    suite = write_suite(tmp_path / "suite", [task_yaml("mean-0", "run"), task_yaml("mean-1", "retrain")])
+    agent = write_agent(tmp_path / "agent.sh", "sleep 60\n")
+    run_dir = tmp_path / "r"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(RECLAIM + ["run", "--suite", str(suite), "--agent", f"command:{agent}",
+                                       "--sandbox", sandbox_name, "--jobs", "2", "--run-dir", str(run_dir)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 30
+    while time.time() < deadline and len(list(run_dir.glob("trials/*/logs/agent-*.stdout"))) < 2:
+        time.sleep(0.05)
+    started = time.time()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert time.time() - started < 15  # not the 60 s the agents wanted
+    assert "--resume" in err
+    states = [json.loads(p.read_text()) for p in run_dir.glob("trials/*/trial.json")]
+    assert [s["outcome"] for s in states] == [None, None]  # unfinished, not judged as failures
+
+    # the same program, now quick and honest: resume runs both trials again
+    write_agent(agent, "cat > reproduce.sh <<'EOF'\n" + MEAN_PY + "EOF\nbash reproduce.sh\n")
+    res = subprocess.run(RECLAIM + ["run", "--resume", str(run_dir), "--format", "json"],
+                         capture_output=True, text=True, env=env)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["totals"]["outcomes"]["reproduced"] == 2

@@ -65,14 +65,23 @@ def _progress_display(prog: Progress) -> RunProgress:
     return RunProgress(planned=planned, finished=finished)
 
 
+def ui_for(fmt: str) -> Console:
+    """Where progress goes: stdout beside a table, stderr when stdout carries a machine format."""
+    return console if fmt == "table" else err
+
+
 def run_with_display(rd: RunDir, fmt: str) -> None:
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=False) as prog:
+                  TimeElapsedColumn(), console=ui_for(fmt), transient=False) as prog:
         try:
             records = execute(rd, _progress_display(prog))
         except (RunError, SpecError, FileNotFoundError) as e:
             fail(str(e))
-    console.print(f"run directory: [bold]{rd.path}[/]")
+        except KeyboardInterrupt:
+            err.print(f"\ninterrupted; finished trials are kept. Continue with: "
+                      f"reclaim run --resume {rd.path}")
+            raise typer.Exit(130) from None
+    ui_for(fmt).print(f"run directory: [bold]{rd.path}[/]")
     show_report(rd, fmt, records)
 
 
@@ -108,7 +117,7 @@ def run(
             fail(str(e))
         if spec.sandbox == "process":
             err.print(Panel(PROCESS_WARNING, title="WARNING: no sandbox", style="bold red"))
-        console.print(f"resuming run [bold]{spec.run_id}[/]")
+        ui_for(format).print(f"resuming run [bold]{spec.run_id}[/]")
         run_with_display(rd, format)
         return
     try:
@@ -120,7 +129,7 @@ def run(
     except (RunError, SpecError, FileNotFoundError, ValueError) as e:
         fail(str(e))
     spec = rd.spec()
-    console.print(f"run [bold]{spec.run_id}[/]: suite {spec.suite_name} {spec.suite_version}, "
+    ui_for(format).print(f"run [bold]{spec.run_id}[/]: suite {spec.suite_name} {spec.suite_version}, "
                   f"{len(spec.tasks)} tasks × {len(spec.agents)} agents × {len(spec.seeds)} seeds, "
                   f"sandbox {spec.sandbox}, judge {spec.judge}, {spec.jobs} at once")
     run_with_display(rd, format)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.budget import BudgetExhausted, Deadline
-from reclaim.sandbox import ExecResult, Sandbox
+from reclaim.sandbox import ExecResult, Sandbox, SandboxError
 from reclaim.trace import BudgetEvent, CommandFinished, CommandStarted, FileChange, TraceWriter
 from reclaim.trace.events import Phase
 
@@ -70,6 +71,30 @@ def excerpt(path: Path, limit: int = EXCERPT_BYTES) -> tuple[str, int]:
     return text, size
 
 
+class Cancelled(Exception):
+    """The run was interrupted: the trial is left unfinished, to be run again on resume."""
+
+
+@dataclass
+class Cancellation:
+    """Shared by a run's trials: interrupting stops every sandbox that is running a command."""
+
+    event: threading.Event = field(default_factory=threading.Event)
+    active: set = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def cancel(self) -> None:
+        self.event.set()
+        with self.lock:
+            boxes = list(self.active)
+        for box in boxes:
+            box.stop()
+
+    def check(self) -> None:
+        if self.event.is_set():
+            raise Cancelled("the run was interrupted")
+
+
 @dataclass
 class Recorder:
     """Runs commands for one phase of a trial, each recorded in the trace as it happens."""
@@ -80,12 +105,15 @@ class Recorder:
     logs: Path
     phase: Phase
     deadline: Deadline
+    cancellation: Cancellation | None = None
     last_event: int | None = None
     command_seconds: float = 0.0
 
     def run(self, cmd: list[str], *, timeout: float | None = None,
             env: dict[str, str] | None = None) -> ExecResult:
         """Run ``cmd``; raise BudgetExhausted (after recording) if the deadline cut it short."""
+        cancel = self.cancellation or Cancellation()
+        cancel.check()
         if self.deadline.expired:
             raise BudgetExhausted(f"no wall-clock budget left for {cmd!r}")
         limit = self.deadline.timeout(timeout)
@@ -93,8 +121,17 @@ class Recorder:
                                   cwd=self.sandbox.workspace_inside, timeout_s=limit)
         stem = f"{self.phase}-{started.id:04d}"
         before = snapshot(self.workspace)
-        res = self.sandbox.exec(cmd, stdout=self.logs / f"{stem}.stdout",
-                                stderr=self.logs / f"{stem}.stderr", timeout=limit, env=env)
+        with cancel.lock:
+            cancel.active.add(self.sandbox)
+        try:
+            res = self.sandbox.exec(cmd, stdout=self.logs / f"{stem}.stdout",
+                                    stderr=self.logs / f"{stem}.stderr", timeout=limit, env=env)
+        except SandboxError:
+            cancel.check()  # a sandbox stopped by an interrupt is not a broken sandbox
+            raise
+        finally:
+            with cancel.lock:
+                cancel.active.discard(self.sandbox)
         out, out_n = excerpt(res.stdout_path)
         err, err_n = excerpt(res.stderr_path)
         self.command_seconds += res.duration
@@ -105,6 +142,7 @@ class Recorder:
             stdout_file=res.stdout_path.relative_to(self.trace.path.parent).as_posix(),
             stderr_file=res.stderr_path.relative_to(self.trace.path.parent).as_posix(),
             files=diff(self.workspace, before, snapshot(self.workspace))).id
+        cancel.check()
         if res.timed_out and self.deadline.expired:
             self.trace.emit(BudgetEvent, phase=self.phase, what="wall_exhausted",
                             detail=f"{self.deadline.seconds:.1f} s of wall clock used up; process tree stopped")

@@ -9,7 +9,7 @@ from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.judge.provenance import checkable, find_literals
 from reclaim.judge.results import read_metric
 from reclaim.materials import PAPER_MD, TASK_MD
-from reclaim.runner.recorder import Recorder, sha256_file, snapshot
+from reclaim.runner.recorder import Cancellation, Recorder, sha256_file, snapshot
 from reclaim.sandbox import SandboxConfig, make_sandbox
 from reclaim.store.models import ReexecRecord
 from reclaim.trace import TraceWriter
@@ -21,7 +21,8 @@ EXCLUDED = (RESULTS, PAPER_MD, TASK_MD)
 
 
 def reexecute(trial_dir: Path, *, metric: str, sandbox: str, wall_seconds: float, trace: TraceWriter,
-              hidden: list[Path], provided: dict[str, str]) -> tuple[ReexecRecord, float]:
+              hidden: list[Path], provided: dict[str, str],
+              cancellation: Cancellation | None = None) -> tuple[ReexecRecord, float]:
     """Run reproduce.sh again; return its record and the seconds its commands took.
 
     ``provided`` maps the files the harness put in the workspace to their sha256; files still
@@ -32,7 +33,8 @@ def reexecute(trial_dir: Path, *, metric: str, sandbox: str, wall_seconds: float
     ws, base = trial_dir / "workspace", trial_dir / "reexec"
     if not (ws / SCRIPT).is_file():
         return ReexecRecord(ran=False, reason=f"no {SCRIPT} in the workspace root"), 0.0
-    kw = dict(sandbox=sandbox, wall_seconds=wall_seconds, trace=trace, hidden=hidden, provided=provided)
+    kw = dict(sandbox=sandbox, wall_seconds=wall_seconds, trace=trace, hidden=hidden, provided=provided,
+              cancellation=cancellation)
     record, seconds = _run_copy(ws, base, set(EXCLUDED), **kw)
     value, _ = read_metric(base / "workspace" / RESULTS, metric)
     if record.exit_code == 0 and value is not None and checkable(value):
@@ -45,7 +47,8 @@ def reexecute(trial_dir: Path, *, metric: str, sandbox: str, wall_seconds: float
 
 
 def _run_copy(ws: Path, base: Path, exclude: set[str], *, sandbox: str, wall_seconds: float,
-              trace: TraceWriter, hidden: list[Path], provided: dict[str, str]) -> tuple[ReexecRecord, float]:
+              trace: TraceWriter, hidden: list[Path], provided: dict[str, str],
+              cancellation: Cancellation | None) -> tuple[ReexecRecord, float]:
     dest = base / "workspace"
     if dest.exists():
         shutil.rmtree(dest)
@@ -59,7 +62,7 @@ def _run_copy(ws: Path, base: Path, exclude: set[str], *, sandbox: str, wall_sec
     before = snapshot(dest)
     box = make_sandbox(sandbox, SandboxConfig(dest, hidden=hidden))
     box.start()
-    rec = Recorder(box, trace, dest, base / "logs", "reexec", Deadline(wall_seconds))
+    rec = Recorder(box, trace, dest, base / "logs", "reexec", Deadline(wall_seconds), cancellation)
     timed_out = False
     try:
         res = rec.run(["bash", SCRIPT])

@@ -134,10 +134,17 @@ def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
 
     with ThreadPoolExecutor(max_workers=spec.jobs) as pool:
         futures = [pool.submit(one, *key) for key in pending]
-        for fut in as_completed(futures):
-            rec = fut.result()
-            _index(rd, lambda ix: ix.add_trial(rec))
-            progress.finished(rec)
+        try:
+            for fut in as_completed(futures):
+                rec = fut.result()
+                _index(rd, lambda ix: ix.add_trial(rec))
+                if rec.done:
+                    progress.finished(rec)
+        except KeyboardInterrupt:
+            for fut in futures:
+                fut.cancel()
+            settings.cancellation.cancel()  # running trials stop now and stay unfinished
+            raise
     return rd.records()
 
 

@@ -13,7 +13,7 @@ from reclaim.agents import AgentContext, make_agent
 from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.judge import Judge
 from reclaim.materials import build_workspace
-from reclaim.runner.recorder import Recorder, sha256_file, snapshot
+from reclaim.runner.recorder import Cancellation, Cancelled, Recorder, sha256_file, snapshot
 from reclaim.runner.reexec import reexecute
 from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, make_sandbox
 from reclaim.spec import Task
@@ -37,6 +37,7 @@ class TrialSettings:
     judge: Judge
     hidden: list[Path] = field(default_factory=list)
     budget_scale: float = 1.0
+    cancellation: Cancellation = field(default_factory=Cancellation)
 
 
 class _Timer:
@@ -80,6 +81,8 @@ def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> Trial
     try:
         with timer("total_s"):
             _lifecycle(s, task, agent_spec, seed, tdir, rec, trace, timer, wall)
+    except Cancelled as e:  # left running: --resume sets it aside and runs it again
+        trace.emit(Note, phase="setup", level="warning", message=str(e))
     except Exception as e:  # a harness failure: keep the record, blame no one
         rec.status, rec.outcome = Status.error, Outcome.error
         rec.error = f"{type(e).__name__}: {e}"
@@ -112,7 +115,7 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
         provided = {p: sha256_file(ws / p) for p in snapshot(ws)}
         (tdir / PROVIDED).write_text(json.dumps(provided, indent=1, sort_keys=True))
     deadline = Deadline(wall)
-    recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline)
+    recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline, s.cancellation)
     with timer("agent_s"):
         box.start()
         try:
@@ -128,7 +131,7 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
     if rec.status != Status.budget_exhausted:
         with timer("reexec_s"):
             rx, rx_cmd = reexecute(tdir, metric=spec.target.metric, sandbox=s.sandbox, wall_seconds=wall, trace=trace,
-                                   hidden=s.hidden, provided=provided)
+                                   hidden=s.hidden, provided=provided, cancellation=s.cancellation)
             write_model(tdir / "reexec" / "reexec.json", rx)
         rec.budget.reexec_wall_s = round(rx.wall_s, 3)
         timer.seconds["reexec_commands_s"] = rx_cmd
