@@ -60,3 +60,18 @@ def test_bwrap_setup_failure_is_a_sandbox_error_not_an_exit_code(tmp_path, bwrap
 def test_unknown_backend_is_named():
     with pytest.raises(SandboxError, match="choose one of bwrap, process"):
         make_sandbox("docker-ish", SandboxConfig(Path("/tmp")))
+
+
+def test_hidden_paths_inside_bound_folders_are_masked(tmp_path, bwrap_only):
+    """How an installed suite (inside the bound virtual environment) stays out of sight."""
+    tree = tmp_path / "tree"
+    (tree / "suite" / "reference").mkdir(parents=True)
+    (tree / "suite" / "reference" / "solve.py").write_text("secret")
+    (tree / "lib.py").write_text("visible")
+    sb = make_sandbox("bwrap", SandboxConfig(tmp_path / "ws", binds=[Bind(tree, "/run/tree")],
+                                             hidden=[tree / "suite"]))
+    sb.start()
+    res = sb.exec(["bash", "-c", "cat /run/tree/lib.py; ls -A /run/tree/suite; cat /run/tree/suite/reference/solve.py"],
+                  stdout=tmp_path / "o", stderr=tmp_path / "e")
+    assert (tmp_path / "o").read_text() == "visible"
+    assert "No such file" in (tmp_path / "e").read_text() and res.exit_code != 0

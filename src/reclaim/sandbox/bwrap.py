@@ -59,28 +59,31 @@ class BwrapSandbox(HostWorkspace):
                 "--dir", "/var/tmp", "--dir", "/run"]
         if self.config.network:
             argv.append("--share-net")
-        bound: list[Path] = []
+        bound: list[tuple[Path, str]] = []  # (host folder, where it appears inside)
         for d in SYSTEM_DIRS:
             p = Path(d)
             if p.is_symlink():
                 argv += ["--symlink", os.readlink(p), d]
             elif p.is_dir():
                 argv += ["--ro-bind", d, d]
-                bound.append(p)
+                bound.append((p, d))
         for entry in ETC_ENTRIES:
             p = Path("/etc", entry)
             if p.exists():
                 argv += ["--ro-bind", str(p), str(p)]
         for d in interpreter_dirs():
             argv += ["--ro-bind", str(d), str(d)]
-            bound.append(d)
+            bound.append((d, str(d)))
         argv += ["--bind", str(self.config.workspace.resolve()), WORKSPACE]
         for b in self.config.binds:
             argv += ["--bind" if b.writable else "--ro-bind", str(b.host.resolve()), b.inside]
+            bound.append((b.host.resolve(), b.inside))
         for h in self.config.hidden:
             h = h.resolve()
-            if h.exists() and any(h == b or b in h.parents for b in bound):
-                argv += ["--tmpfs", str(h)] if h.is_dir() else ["--ro-bind", "/dev/null", str(h)]
+            for host, inside in bound:
+                if h.exists() and (h == host or host in h.parents):
+                    target = str(Path(inside) / h.relative_to(host))
+                    argv += ["--tmpfs", target] if h.is_dir() else ["--ro-bind", "/dev/null", target]
         return argv + ["--chdir", WORKSPACE, "--"]
 
     def inside(self, host: Path) -> str:
