@@ -59,7 +59,7 @@ def test_task_md_states_claim_target_budget_and_contract(tmp_path):
     ws = tmp_path / "ws"
     build_workspace(task, ws)
     text = (ws / "TASK.md").read_text()
-    for needle in ("The mean is 3.194.", "`mean_value`", "3.194", "wall clock: 1 minutes",
+    for needle in ("The mean is 3.194.", "`mean_value`", "3.194", "wall clock: 1 min",
                    "results.json", "reproduce.sh", "abs"):
         assert needle in text, needle
 

@@ -81,3 +81,11 @@ def test_content_hash_changes_with_any_file(tmp_path):
     before = load_suite(suite).tasks[0].hash
     (suite / "t" / "data" / "values.csv").write_text("1 2 3\n")
     assert load_suite(suite).tasks[0].hash != before
+
+
+def test_missing_files_are_reported_alongside_field_errors(tmp_path):
+    suite = write_suite(tmp_path / "s", [task_yaml("both", **{"budget.cpus": "many"})])
+    (suite / "both" / "paper.md").unlink()
+    with pytest.raises(SpecError) as info:
+        load_suite(suite)
+    assert sorted(p.field for p in info.value.problems) == ["budget.cpus", "paper.text"]

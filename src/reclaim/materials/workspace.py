@@ -70,7 +70,7 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str) -> str:
         "",
         "## Budget",
         "",
-        f"- wall clock: {b.wall_minutes:g} minutes (the run is stopped when it runs out)",
+        f"- wall clock: {b.wall_minutes:g} min (the run is stopped when it runs out)",
         f"- GPUs: {b.gpus}, GPU-hours: {b.gpu_hours:g}; CPUs: {b.cpus}; memory: {b.memory_gb:g} GiB",
         "- network: none",
         "",

@@ -121,26 +121,53 @@ def load_task(task_dir: Path) -> TaskSpec:
     """Load and check one task folder; raise SpecError listing every problem."""
     path = task_dir / TASK_FILE
     raw = read_yaml(path)
+    problems = file_problems(task_dir, raw)
     try:
         spec = TaskSpec.model_validate(raw)
     except ValidationError as e:
-        raise SpecError(problems_from_validation(path, e, TaskSpec)) from None
-    problems = check_task(task_dir, spec)
+        raise SpecError(problems_from_validation(path, e, TaskSpec) + problems) from None
+    problems += check_task(task_dir, spec)
     if problems:
         raise SpecError(problems)
     return spec
 
 
+def _get(raw: Any, *keys: str) -> Any:
+    for k in keys:
+        raw = raw.get(k) if isinstance(raw, dict) else None
+    return raw
+
+
+def file_problems(task_dir: Path, raw: dict[str, Any]) -> list[Problem]:
+    """Files the spec names that are not there; read from the raw YAML, so they are found
+    even when other fields fail validation."""
+    path = task_dir / TASK_FILE
+    problems = []
+    paper = _get(raw, "paper", "text") or "paper.md"
+    if isinstance(paper, str) and not (task_dir / paper).is_file():
+        problems.append(Problem(path, "paper.text", f"paper file '{paper}' not found",
+                                f"add {task_dir / paper} or point paper.text at the paper"))
+    for name in ("code", "data", "weights"):
+        rel = _get(raw, "materials", name, "path")
+        if isinstance(rel, str) and not (task_dir / rel).exists():
+            problems.append(Problem(path, f"materials.{name}.path", f"'{rel}' not found in the task folder",
+                                    f"add {task_dir / rel} or correct the path"))
+    ref = raw.get("reference", {})
+    if isinstance(ref, dict):
+        entry = Path(ref.get("path", "reference")) / ref.get("entrypoint", "reproduce.sh")
+        if not (task_dir / entry).is_file():
+            problems.append(Problem(path, "reference.entrypoint", f"reference script '{entry}' not found",
+                                    "add the reference solution, or set reference: null"))
+    return problems
+
+
 def check_task(task_dir: Path, spec: TaskSpec) -> list[Problem]:
-    """Checks that need the file system or span several fields."""
+    """Checks that span several fields."""
     path = task_dir / TASK_FILE
     problems: list[Problem] = []
     if spec.id != task_dir.name:
         problems.append(Problem(path, "id", f"id '{spec.id}' differs from folder name '{task_dir.name}'",
                                 f"set id: {task_dir.name} or rename the folder"))
-    if not (task_dir / spec.paper.text).is_file():
-        problems.append(Problem(path, "paper.text", f"paper file '{spec.paper.text}' not found",
-                                f"add {task_dir / spec.paper.text} or point paper.text at the paper"))
     m = spec.materials
     need = {Level.run: ("code", "data", "weights"), Level.retrain: ("code", "data")}.get(spec.level, ())
     for name in need:
@@ -150,16 +177,6 @@ def check_task(task_dir: Path, spec: TaskSpec) -> list[Problem]:
                 f"level '{spec.level.value}' needs released {name}, but materials.{name} is missing",
                 f"add materials.{name}, or pose the task at a harder level "
                 f"(level: {m.released_level().value})"))
-    for name in ("code", "data", "weights"):
-        ref = getattr(m, name)
-        if ref is not None and ref.path is not None and not (task_dir / ref.path).exists():
-            problems.append(Problem(path, f"materials.{name}.path", f"'{ref.path}' not found in the task folder",
-                                    f"add {task_dir / ref.path} or correct the path"))
-    if spec.reference is not None:
-        entry = task_dir / spec.reference.path / spec.reference.entrypoint
-        if not entry.is_file():
-            problems.append(Problem(path, "reference.entrypoint", f"reference script '{entry.relative_to(task_dir)}' not found",
-                                    "add the reference solution or remove the reference section"))
     if spec.criteria.interval is not None:
         lo, hi = spec.criteria.interval
         if not lo <= spec.target.value <= hi:
