@@ -15,7 +15,7 @@ from reclaim.judge import make_judge
 from reclaim.runner.trial import TrialSettings, run_trial
 from reclaim.sandbox import check_backend
 from reclaim.spec import Level, Problem, SpecError, Suite, load_suite
-from reclaim.store import Index, RunDir, RunSpec, TrialRecord, trial_id
+from reclaim.store import Index, Outcome, RunDir, RunSpec, TrialRecord, trial_id
 
 DEFAULT_AGENTS = ("reference", "nop", "fabricate")
 
@@ -117,8 +117,8 @@ def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
     for task_id, agent, seed in spec.trial_keys():
         tid = trial_id(task_id, agent, seed)
         rec = rd.record(tid)
-        if rec is not None and rec.done:
-            continue
+        if rec is not None and rec.done and rec.outcome != Outcome.error:
+            continue  # harness errors are retried: they say nothing about the agent
         if rd.trial_dir(tid).exists():
             rd.set_aside(tid)
         pending.append((suite.task(task_id), agent, seed))
