@@ -70,15 +70,13 @@ def test_sigkill_then_resume_gives_the_same_report(tmp_path, sandbox_name, kill_
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert _done(cut) < 12, "the run finished before it could be killed"
-    time.sleep(0.5)
-    orphans = [p for p in psutil.process_iter(["cmdline"]) if str(cut) in " ".join(p.info["cmdline"] or [])]
-    if sandbox_name == "bwrap":  # --die-with-parent: the sandboxes die with the harness
-        assert orphans == []
 
     resumed = subprocess.run(RECLAIM + ["run", "--resume", str(cut), "--format", "json"],
                              capture_output=True, text=True, env=env)
     assert resumed.returncode == 0, resumed.stderr
     assert _report(cut) == _report(full)
+    leftovers = [p for p in psutil.process_iter(["cmdline"]) if str(cut) in " ".join(p.info["cmdline"] or [])]
+    assert leftovers == []  # sandboxes die with the harness, or at the latest on resume
     assert _done(cut) == 12
     assert any((cut / "interrupted").iterdir()), "the interrupted trial was not kept"
     outcomes = json.loads(subprocess.run(RECLAIM + ["report", str(cut), "--format", "json"],

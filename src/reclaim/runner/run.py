@@ -13,7 +13,7 @@ import reclaim
 from reclaim.agents import make_agent
 from reclaim.judge import make_judge
 from reclaim.runner.trial import TrialSettings, run_trial
-from reclaim.sandbox import check_backend
+from reclaim.sandbox import check_backend, kill_strays
 from reclaim.spec import Level, Problem, SpecError, Suite, load_suite
 from reclaim.store import Index, Outcome, RunDir, RunSpec, TrialRecord, trial_id
 
@@ -120,6 +120,7 @@ def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
         if rec is not None and rec.done and rec.outcome != Outcome.error:
             continue  # harness errors are retried: they say nothing about the agent
         if rd.trial_dir(tid).exists():
+            kill_strays(rd.trial_dir(tid))
             rd.set_aside(tid)
         pending.append((suite.task(task_id), agent, seed))
     total = len(spec.trial_keys())

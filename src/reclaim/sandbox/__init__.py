@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from reclaim.sandbox import bwrap
-from reclaim.sandbox.base import Bind, ExecResult, Sandbox, SandboxConfig, SandboxError, kill_tree
+from reclaim.sandbox.base import (
+    Bind, ExecResult, Sandbox, SandboxConfig, SandboxError, kill_strays, kill_tree,
+)
 from reclaim.sandbox.process import WARNING as PROCESS_WARNING
 
 BACKENDS = ("bwrap", "process")
@@ -35,5 +37,5 @@ def check_backend(name: str) -> str | None:
 
 __all__ = [
     "BACKENDS", "Bind", "ExecResult", "PROCESS_WARNING", "Sandbox", "SandboxConfig",
-    "SandboxError", "check_backend", "default_backend", "kill_tree", "make_sandbox",
+    "SandboxError", "check_backend", "default_backend", "kill_strays", "kill_tree", "make_sandbox",
 ]

@@ -190,3 +190,27 @@ def kill_tree(proc: subprocess.Popen, grace: float = GRACE_SECONDS) -> None:
         proc.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         pass
+
+
+def kill_strays(folder: Path) -> int:
+    """SIGKILL every process still working in ``folder`` (by command line or working directory).
+
+    A harness killed while starting a sandbox can leave it orphaned before bwrap arms
+    --die-with-parent; resuming the trial first clears such leftovers. Returns how many died.
+    """
+    root = str(folder.resolve())
+    strays = []
+    for p in psutil.process_iter(["pid", "cmdline", "cwd"]):
+        if p.info["pid"] == os.getpid():
+            continue
+        args = p.info["cmdline"] or []
+        cwd = p.info["cwd"] or ""
+        if cwd == root or cwd.startswith(root + "/") or any(a.startswith(root) for a in args):
+            strays.append(p)
+    for p in strays:
+        try:
+            p.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(strays, timeout=GRACE_SECONDS)
+    return len(strays)
