@@ -168,6 +168,12 @@ class Reference(Strict):
     entrypoint: str = Field(
         default="reproduce.sh", description="Script in that folder that writes results.json."
     )
+    weakened: str | None = Field(
+        default=None,
+        description="Script in that folder that runs a genuinely weakened version of the experiment "
+        "(fewer iterations, a wrong method) and writes its results.json; it must miss the target. "
+        "Used by the adversarial baselines that test judges.",
+    )
 
 
 class TaskSpec(Strict):
