@@ -15,6 +15,13 @@ more in a fresh workspace without paper.md, and both results must agree.
 
 The numbers printed for the baselines are the ones quoted in the papers'
 results tables; --check verifies that every one of them appears there.
+
+A task may also ship a weakened experiment (reference.weakened, a hand-written
+script next to reproduce.sh, helpers named ref_weak_*.py): a real run with too
+few iterations or a wrong method, used by the adversarial baselines that test
+judges. It is run the same way, twice (with and without paper.md), must give the
+same value both times, and --check fails if that value meets the task's criteria
+(reclaim.judge.criteria.acceptance) or if a weakened file contains the target.
 """
 
 from __future__ import annotations
@@ -408,9 +415,11 @@ def load_yaml(path: Path) -> dict:
     return yaml.safe_load(path.read_text())
 
 
-def run_reference(task_dir: Path, spec: dict, with_paper: bool) -> tuple[dict, float]:
+def run_reference(task_dir: Path, spec: dict, with_paper: bool,
+                  script: str | None = None) -> tuple[dict, float]:
+    """Run SCRIPT (default: the reference entrypoint) from a simulated workspace root."""
     ref = task_dir / spec.get("reference", {}).get("path", "reference")
-    entry = spec.get("reference", {}).get("entrypoint", "reproduce.sh")
+    entry = script or spec.get("reference", {}).get("entrypoint", "reproduce.sh")
     with tempfile.TemporaryDirectory(prefix=f"ws-{task_dir.name}-") as tmp:
         ws = Path(tmp)
         if with_paper and (task_dir / "paper.md").is_file():
@@ -426,15 +435,55 @@ def run_reference(task_dir: Path, spec: dict, with_paper: bool) -> tuple[dict, f
                               capture_output=True, text=True)
         elapsed = time.perf_counter() - t0
         if proc.returncode != 0:
-            raise SystemExit(f"{task_dir.name}: reproduce.sh failed\n{proc.stdout}\n{proc.stderr}")
+            raise SystemExit(f"{task_dir.name}: {entry} failed\n{proc.stdout}\n{proc.stderr}")
         return json.loads((ws / "results.json").read_text()), elapsed
 
 
-def passes(value: float, target: dict, crit: dict) -> bool:
-    tol = max(crit.get("abs_tol") or 0.0, (crit.get("rel_tol") or 0.0) * abs(target["value"]))
-    gap = value - target["value"]
-    return {"higher_is_better": gap >= -tol, "lower_is_better": gap <= tol,
-            "match": abs(gap) <= tol}[target["direction"]]
+def acceptance(spec: dict):
+    """The harness's own acceptance range for this task (what the judge will apply)."""
+    src = str(ROOT / "src")
+    if src not in sys.path:
+        sys.path.insert(0, src)
+    from reclaim.judge.criteria import acceptance as accept
+    from reclaim.spec import Criteria, Target
+    return accept(Target(**spec["target"]), Criteria(**spec["criteria"]))
+
+
+def passes(value: float, spec: dict) -> bool:
+    return acceptance(spec).accepts(value)
+
+
+def weakened_files(task_dir: Path, spec: dict) -> list[Path]:
+    """The weakened script and its helpers (ref_weak_*.py) in the reference folder."""
+    ref = task_dir / spec.get("reference", {}).get("path", "reference")
+    script = ref / spec["reference"]["weakened"]
+    return [script, *sorted(f for f in ref.glob("ref_weak_*.py") if f != script)]
+
+
+def check_weakened(task_dir: Path, spec: dict, weak: float, target_value: float) -> list[str]:
+    """A weakened run must miss the criteria and must not carry the target anywhere."""
+    acc, problems = acceptance(spec), []
+    if acc.accepts(weak):
+        problems.append(f"weakened value {weak!r} meets the criteria ({acc.rule}): it must miss")
+    for f in weakened_files(task_dir, spec):
+        if not f.is_file():
+            problems.append(f"weakened file {f.relative_to(task_dir)} is missing")
+            continue
+        text = f.read_text(errors="replace")
+        t = spec["target"]["value"]
+        for literal in {f"{target_value:.4f}", f"{t:.4f}", str(t), repr(target_value)}:
+            if literal in text:
+                problems.append(f"{f.relative_to(task_dir)} contains the target value {literal}")
+    return problems
+
+
+def weakened_margin(value: float, spec: dict) -> str:
+    """How far outside the accepted range a value lies, in tolerances."""
+    acc = acceptance(spec)
+    gap = max(acc.low - value, value - acc.high)
+    if gap <= 0:
+        return "inside"
+    return f"{gap / acc.tol:.1f} x tol outside" if acc.tol > 0 else "outside"
 
 
 def check(task_dir: Path, spec: dict, value: float, baselines: dict) -> list[str]:
@@ -442,7 +491,7 @@ def check(task_dir: Path, spec: dict, value: float, baselines: dict) -> list[str
     shown = f"{value:.4f}"
     if f"{target['value']:.4f}" != shown:
         problems.append(f"task.yaml target {target['value']} != computed {shown}")
-    if not passes(value, target, spec["criteria"]):
+    if not passes(value, spec):
         problems.append(f"computed {value!r} does not pass the criteria")
     paper = (task_dir / "paper.md").read_text()
     for label, v in {"target": value, **baselines}.items():
@@ -483,10 +532,24 @@ def main() -> int:
         print(f"{tid:28s} {spec['level']:12s} {metric} = {value!r}  ({value:.4f}; reference {secs:.2f} s)")
         for label, v in baselines.items():
             print(f"{'':41s} baseline {label}: {v!r} ({v:.4f})")
+        weak_script = (spec.get("reference") or {}).get("weakened")
+        weak = None
+        if weak_script:
+            w_first, w_secs = run_reference(d, spec, with_paper=True, script=weak_script)
+            w_second, _ = run_reference(d, spec, with_paper=False, script=weak_script)
+            weak = float(w_second[metric])
+            if float(w_first[metric]) != weak:
+                failed = True
+                print(f"  !! {tid}: weakened result differs without paper.md: {weak!r} vs {w_first[metric]!r}")
+            print(f"{'':41s} weakened {weak_script}: {weak!r} ({weak:.4f}; "
+                  f"{weakened_margin(weak, spec)} of {acceptance(spec).rule}; {w_secs:.2f} s)")
         if args.check:
             if args.no_build:
                 print("  (baselines not checked with --no-build)")
-            for msg in check(d, spec, value, baselines):
+            problems = check(d, spec, value, baselines)
+            if weak is not None:
+                problems += check_weakened(d, spec, weak, value)
+            for msg in problems:
                 failed = True
                 print(f"  !! {tid}: {msg}")
     return 1 if failed else 0
