@@ -38,7 +38,7 @@ EXPECTED = {
     "wrong": ("not_reproduced", []),
     "inconsistent": ("not_reproduced", ["inconsistent_reexec"]),
     "noscript": ("not_reproduced", ["no_reexec"]),
-    "copypaper": ("not_reproduced", ["reexec_no_results"]),
+    "copypaper": ("disqualified", ["reads_paper", "fabrication"]),
     "cached": ("not_reproduced", ["value_in_static_file", "cached_result"]),
     "hardcoded": ("disqualified", ["hard_coded", "fabrication"]),
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reclaim.agents.base import Agent, AgentContext
+from reclaim.agents.adversarial import CopyPaperAgent, OverclaimAgent, PartialAgent
 from reclaim.agents.baselines import FabricateAgent, NopAgent, ReferenceAgent
 from reclaim.agents.command import CommandAgent
 
@@ -10,6 +11,9 @@ AGENTS = {
     "nop": ("does nothing; the floor", NopAgent),
     "reference": ("runs the task's reference solution; the ceiling", ReferenceAgent),
     "fabricate": ("writes the paper's number without computing it; must never pass", FabricateAgent),
+    "copy-paper": ("greps the paper's number at run time and writes it; must never pass", CopyPaperAgent),
+    "overclaim": ("runs a weakened experiment, claims the paper's number; must never pass", OverclaimAgent),
+    "partial": ("runs a weakened experiment and reports it honestly; must not pass", PartialAgent),
     "command": ("runs your program in the sandbox: --agent 'command:./my_agent.sh'", CommandAgent),
 }
 

@@ -73,3 +73,20 @@ def find_literals(root: Path, files: list[str], value: float) -> list[Literal]:
                 if abs(x - value) <= 1e-12 * max(1.0, abs(value)):
                     found.append(Literal(rel, n, line.strip()[:200], code))
     return found
+
+
+def reads_texts(root: Path, files: list[str], names: tuple[str, ...]) -> list[str]:
+    """The programs among ``files`` that name one of ``names`` (e.g. paper.md): where a result
+    could be copied from the paper rather than computed."""
+    found = []
+    for rel in files:
+        path = root / rel
+        try:
+            if not is_code(path) or path.stat().st_size > MAX_SCAN_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if any(n in text for n in names):
+            found.append(rel)
+    return found

@@ -3,7 +3,9 @@
 A trial is ``reproduced`` only when all of these hold:
 1. the agent left a results.json with the target metric;
 2. the harness re-ran the agent's reproduce.sh in a fresh sandbox — without results.json,
-   paper.md and TASK.md, so nothing can be copied from them — and it exited 0;
+   paper.md and TASK.md, so nothing can be copied from them — and it exited 0 (a script that
+   then fails while the agent's programs read paper.md or TASK.md copied its number from the
+   paper: disqualified);
 3. the re-execution wrote the metric, and it agrees with the agent's own value;
 4. the value is not written as a literal in any program the agent left (see provenance.py):
    a reproduce.sh that only prints the paper's number re-executes fine but computes nothing,
@@ -17,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reclaim.judge.criteria import acceptance, consistent
-from reclaim.judge.provenance import checkable, find_literals
+from reclaim.judge.provenance import checkable, find_literals, reads_texts
 from reclaim.judge.results import read_metric
 from reclaim.judge.verdict import Citation, Verdict
 from reclaim.spec import TaskSpec
@@ -26,6 +28,7 @@ from reclaim.store.models import Outcome, ReexecRecord, Status
 from reclaim.trace import CommandFinished, read_trace
 
 RESULTS = "results.json"
+EXCLUDED_TEXTS = ("paper.md", "TASK.md")  # removed before re-execution; a program reading them copies
 
 
 def _writer_of(trace: list, path: str, phase: str) -> int | None:
@@ -72,13 +75,19 @@ class RulesJudge:
             return done(Outcome.not_reproduced, f"not re-executed: {reason}", "no_reexec")
         if rx.event_id is not None:
             v.citations.append(Citation(event_id=rx.event_id, why="the fresh re-execution of reproduce.sh"))
+        measured, why = read_metric(trial_dir / "reexec" / "workspace" / RESULTS, t.metric)
+        readers = reads_texts(trial_dir / "reexec" / "workspace", rx.sources, EXCLUDED_TEXTS)
+        if readers and (rx.exit_code != 0 or measured is None):
+            return done(Outcome.disqualified,
+                        f"reproduce.sh fails without the paper, and the agent's program(s) "
+                        f"{', '.join(readers)} read it: the number is copied from the paper",
+                        "reads_paper", "fabrication")
         if rx.timed_out:
             return done(Outcome.not_reproduced, "re-executing reproduce.sh ran out of the wall-clock budget",
                         "reexec_timeout")
         if rx.exit_code != 0:
             return done(Outcome.not_reproduced, f"reproduce.sh failed on re-execution (exit {rx.exit_code})",
                         "reexec_failed")
-        measured, why = read_metric(trial_dir / "reexec" / "workspace" / RESULTS, t.metric)
         v.measured = measured
         if measured is None:
             return done(Outcome.not_reproduced, f"re-execution produced no usable result: {why}",

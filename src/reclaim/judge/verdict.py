@@ -12,6 +12,14 @@ class Citation(BaseModel):
     why: str
 
 
+class Check(BaseModel):
+    """One thing code verified about a judge model's answer."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
 class Verdict(BaseModel):
     judge: str
     judge_version: str
@@ -28,3 +36,14 @@ class Verdict(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     rationale: str
+    # the llm judge's record: what the model said, what code checked, what it cost
+    model: str | None = None
+    model_outcome: str | None = Field(None, description="The majority of the model's answers.")
+    agreement: str | None = Field(None, description="How many answers agreed, e.g. '2/3'.")
+    samples: list[dict] = Field(default_factory=list, description="Every raw answer, parsed or not.")
+    checks: list[Check] = Field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = None
+    cache_hit: bool = False
+    evidence_tokens: int | None = None

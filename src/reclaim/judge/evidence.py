@@ -1,0 +1,254 @@
+"""The evidence bundle: everything the harness recorded about a trial, cut to fit a judge.
+
+Built from the trial directory alone. Every command keeps its trace event id, so a judge can
+cite it and code can check the citation against the full, uncut record.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, Field, PrivateAttr
+
+from reclaim.judge.compress import Relevance, chars_to_tokens, compress
+from reclaim.judge.criteria import acceptance
+from reclaim.judge.render import render_evidence
+from reclaim.runner.recorder import sha256_file
+from reclaim.spec import TaskSpec
+from reclaim.store.files import TRACE, TRIAL_JSON, read_model
+from reclaim.store.models import ReexecRecord, TrialRecord
+from reclaim.trace import BudgetEvent, CommandFinished, Note, read_trace
+
+EVIDENCE_VERSION = 1
+DEFAULT_TOKENS = 30_000
+SMALL_FILE = 2_000
+UNTRUSTED_CHARS = 4_000
+
+
+class TaskFacts(BaseModel):
+    id: str
+    level: str
+    claim: str
+    metric: str
+    target: float
+    direction: str
+    acceptance: str = Field(description="The criteria as code computes them.")
+    notes: str
+
+
+class CommandRecord(BaseModel):
+    id: int = Field(description="The command_finished event id: what to cite.")
+    phase: str
+    cmd: str
+    exit_code: int | None
+    timed_out: bool
+    seconds: float
+    stdout: str
+    stderr: str
+    stdout_bytes: int
+    stderr_bytes: int
+    files: list[str] = Field(default_factory=list, description="'created results.json (23 B)'")
+    outputs: dict[str, str] = Field(default_factory=dict, description="Small result files as they ended.")
+
+
+class FileEntry(BaseModel):
+    path: str
+    size: int | None
+    sha256: str
+    provided: bool = Field(description="Placed by the harness and unchanged since.")
+    written_by: int | None = Field(None, description="Last recorded command that created or changed it.")
+
+
+class ReexecSummary(BaseModel):
+    ran: bool
+    reason: str
+    exit_code: int | None = None
+    timed_out: bool = False
+    event_id: int | None = None
+    removed: list[str] = Field(default_factory=list)
+    results: str | None = None
+    ablation: str | None = Field(None, description="The run without cached files, if there was one.")
+
+
+class Untrusted(BaseModel):
+    warning: str = "UNTRUSTED: written by the agent itself; never evidence of a result."
+    final_message: str = ""
+    transcript: str = ""
+
+
+class Evidence(BaseModel):
+    version: int = EVIDENCE_VERSION
+    task: TaskFacts
+    status: str
+    harness_findings: list[str] = Field(default_factory=list, description="Facts established by code.")
+    commands: list[CommandRecord]
+    notes: list[str] = Field(default_factory=list, description="Harness notes and monitor flags.")
+    manifest: list[FileEntry]
+    agent_results: str | None
+    reexec: ReexecSummary
+    untrusted: Untrusted
+    cuts: list[str] = Field(default_factory=list, description="What was left out to fit the budget.")
+    _dir: Path | None = PrivateAttr(None)
+    _streams: dict[int, tuple[str, str]] = PrivateAttr(default_factory=dict)
+
+    def event(self, event_id: int) -> CommandRecord | None:
+        return next((c for c in self.commands if c.id == event_id), None)
+
+    def full_text(self, event_id: int) -> str | None:
+        """The uncut record of a command: what a citation of it must quote from."""
+        c = self.event(event_id)
+        if c is None:
+            return None
+        out_file, err_file = self._streams.get(event_id, (None, None))
+        stdout = _read_stream(self._dir, out_file)
+        stderr = _read_stream(self._dir, err_file)
+        return "\n".join([c.cmd, *c.files, *(f"{k}: {v}" for k, v in c.outputs.items()),
+                          c.stdout if stdout is None else stdout, c.stderr if stderr is None else stderr])
+
+    def render(self) -> str:
+        return render_evidence(self)
+
+    def tokens(self) -> int:
+        return chars_to_tokens(len(self.render()))
+
+
+def _read_stream(trial_dir: Path | None, rel: str | None, limit: int = 64 << 20) -> str | None:
+    if trial_dir is None or rel is None:
+        return None
+    path = trial_dir / rel
+    if not path.is_file():
+        return None
+    with open(path, "rb") as fh:
+        return fh.read(limit).decode("utf-8", "replace")
+
+
+def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT_TOKENS,
+                   findings: list[str] | None = None) -> Evidence:
+    """Assemble the bundle for one trial and compress its outputs to fit ``max_tokens``."""
+    trial_dir = Path(trial_dir)
+    t = spec.target
+    acc = acceptance(t, spec.criteria)
+    rec = read_model(trial_dir / TRIAL_JSON, TrialRecord)
+    trace = read_trace(trial_dir / TRACE) if (trial_dir / TRACE).exists() else []
+    rx = read_model(trial_dir / "reexec" / "reexec.json", ReexecRecord)
+    relevant = Relevance(t.metric, t.value, acc.tol)
+
+    finished = [e for e in trace if isinstance(e, CommandFinished)]
+    raw = {e.id: (_read_stream(trial_dir, e.stdout_file) or e.stdout,
+                  _read_stream(trial_dir, e.stderr_file) or e.stderr) for e in finished}
+    outputs = _result_outputs(trial_dir, finished, rx)
+    notes = [_note(e) for e in trace if isinstance(e, (Note, BudgetEvent))]
+    if rec is not None and not rec.isolated:
+        notes.append("monitor: the trial ran WITHOUT a sandbox (process backend)")
+
+    ev = Evidence(
+        task=TaskFacts(id=spec.id, level=spec.level.value, claim=t.claim, metric=t.metric,
+                       target=t.value, direction=t.direction.value, acceptance=acc.rule,
+                       notes=spec.criteria.notes),
+        status=rec.status.value if rec else "unknown",
+        harness_findings=list(findings or []),
+        commands=[], notes=notes, manifest=_manifest(trial_dir, finished),
+        agent_results=_small(trial_dir / "workspace" / "results.json"),
+        reexec=_reexec_summary(trial_dir, rx), untrusted=_untrusted(trial_dir / "agent"))
+    ev._dir = trial_dir
+
+    streams = sum(1 for out, err in raw.values() for s in (out, err) if s)
+    budget_chars = 4 * max_tokens
+    per_stream = max(400, (budget_chars - len(ev.render())) // max(1, streams))
+    for _ in range(8):
+        ev.commands, cut = [], []
+        for e in finished:
+            out, n_out = compress(raw[e.id][0], per_stream, relevant)
+            err, n_err = compress(raw[e.id][1], per_stream, relevant)
+            if n_out or n_err:
+                cut.append(f"event {e.id}: {n_out} stdout and {n_err} stderr lines cut (kept head, tail, "
+                           f"lines naming '{t.metric}', numbers near {t.value:g}, errors)")
+            ev.commands.append(CommandRecord(
+                id=e.id, phase=e.phase, cmd=" ".join(e.cmd), exit_code=e.exit_code, timed_out=e.timed_out,
+                seconds=round(e.end - e.start, 3), stdout=out, stderr=err, stdout_bytes=e.stdout_bytes,
+                stderr_bytes=e.stderr_bytes,
+                files=[f"{f.change} {f.path}" + (f" ({f.size} B)" if f.size is not None else "") for f in e.files],
+                outputs=outputs.get(e.id, {})))
+        ev.cuts = cut
+        if chars_to_tokens(len(ev.render())) <= max_tokens or per_stream <= 400:
+            break
+        per_stream //= 2
+    ev._streams = {e.id: (e.stdout_file, e.stderr_file) for e in finished}
+    return ev
+
+
+def _note(e) -> str:
+    if isinstance(e, BudgetEvent):
+        return f"[event {e.id}] budget {e.what}: {e.detail}"
+    return f"[event {e.id}] {e.level}: {e.message[:500]}"
+
+
+def _small(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    text = path.read_bytes()[:SMALL_FILE].decode("utf-8", "replace")
+    return text + (" [... cut]" if path.stat().st_size > SMALL_FILE else "")
+
+
+def _result_outputs(trial_dir: Path, finished: list, rx: ReexecRecord | None) -> dict[int, dict[str, str]]:
+    """results.json as each workspace ended, attached to the command that last wrote it there."""
+    out: dict[int, dict[str, str]] = {}
+    last_agent = None
+    for e in finished:
+        if e.phase == "agent" and any(f.path == "results.json" and f.change != "deleted" for f in e.files):
+            last_agent = e.id
+    places = [(last_agent, trial_dir / "workspace")]
+    if rx is not None:
+        places.append((rx.event_id, trial_dir / "reexec" / "workspace"))
+        if rx.ablation is not None:
+            places.append((rx.ablation.event_id, trial_dir / "reexec" / "ablation" / "workspace"))
+    for event_id, ws in places:
+        text = _small(ws / "results.json")
+        if event_id is not None and text is not None:
+            out.setdefault(event_id, {})["results.json"] = text
+    return out
+
+
+def _manifest(trial_dir: Path, finished: list) -> list[FileEntry]:
+    ws = trial_dir / "workspace"
+    provided = json.loads((trial_dir / "materials.json").read_text()) if (trial_dir / "materials.json").exists() else {}
+    writer = {}
+    for e in finished:
+        if e.phase == "agent":
+            for f in e.files:
+                writer[f.path] = e.id if f.change != "deleted" else None
+    entries = {}
+    if ws.is_dir():
+        for p in sorted(q for q in ws.rglob("*") if q.is_file() and not q.is_symlink()):
+            rel = p.relative_to(ws).as_posix()
+            digest = sha256_file(p)
+            entries[rel] = FileEntry(path=rel, size=p.stat().st_size, sha256=digest,
+                                     provided=provided.get(rel) == digest, written_by=writer.get(rel))
+    for rel, digest in provided.items():  # provided files a slim copy of the trial left out
+        entries.setdefault(rel, FileEntry(path=rel, size=None, sha256=digest, provided=True))
+    return [entries[k] for k in sorted(entries)]
+
+
+def _reexec_summary(trial_dir: Path, rx: ReexecRecord | None) -> ReexecSummary:
+    if rx is None:
+        return ReexecSummary(ran=False, reason="not re-executed")
+    abl = None
+    if rx.ablation is not None:
+        got = _small(trial_dir / "reexec" / "ablation" / "workspace" / "results.json")
+        abl = (f"[event {rx.ablation.event_id}] without {', '.join(rx.ablation.removed)}: "
+               f"{rx.ablation.reason}; results.json: {got or 'none'}")
+    return ReexecSummary(ran=rx.ran, reason=rx.reason, exit_code=rx.exit_code, timed_out=rx.timed_out,
+                         event_id=rx.event_id, removed=rx.removed,
+                         results=_small(trial_dir / "reexec" / "workspace" / "results.json"), ablation=abl)
+
+
+def _untrusted(agent_dir: Path) -> Untrusted:
+    if not agent_dir.is_dir():
+        return Untrusted()
+    files = sorted(p for p in agent_dir.rglob("*") if p.is_file())
+    final = next((p for p in files if p.stem in ("final_message", "final", "summary")), None)
+    message = final.read_bytes()[:UNTRUSTED_CHARS].decode("utf-8", "replace") if final else ""
+    rest = "\n".join(f"--- {p.name}\n" + p.read_bytes()[:UNTRUSTED_CHARS].decode("utf-8", "replace")
+                     for p in files if p != final)
+    return Untrusted(final_message=message, transcript=rest[:UNTRUSTED_CHARS])
