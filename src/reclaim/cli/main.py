@@ -13,12 +13,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from reclaim import __version__
 from reclaim.agents import AGENTS
+from reclaim.cli.judging import (
+    JudgeBaseUrl, JudgeCache, JudgeModel, JudgeName, JudgePrices, JudgeSamples, JudgeTokens, judge,
+    judge_config, judge_eval,
+)
 from reclaim.cli.tasks import tasks_app
 from reclaim.report import FORMATS, build_report, render
 from reclaim.runner.run import DEFAULT_AGENTS, Progress as RunProgress, RunError, RunOptions, execute, plan_run
 from reclaim.sandbox import BACKENDS, PROCESS_WARNING, check_backend, default_backend
 from reclaim.spec import Level, SpecError
-from reclaim.store import Index, RunDir, TrialRecord
+from reclaim.store import Index, Outcome, RunDir, Status, TrialRecord
 from reclaim.suites import resolve_suite
 
 app = typer.Typer(help="reclaim: can AI agents reproduce published research results?",
@@ -26,6 +30,8 @@ app = typer.Typer(help="reclaim: can AI agents reproduce published research resu
 app.add_typer(tasks_app, name="tasks")
 index_app = typer.Typer(help="The SQLite index over run directories.")
 app.add_typer(index_app, name="index")
+app.command("judge")(judge)
+app.command("judge-eval")(judge_eval)
 console = Console()
 err = Console(stderr=True)
 
@@ -85,8 +91,17 @@ def run_with_display(rd: RunDir, fmt: str) -> None:
     show_report(rd, fmt, records)
 
 
-def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None) -> None:
-    report = build_report(rd.spec(), records if records is not None else rd.records())
+def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None,
+                judge_label: str | None = None) -> None:
+    records = records if records is not None else rd.records()
+    outcomes = None
+    if judge_label is not None and judge_label != rd.spec().judge:
+        outcomes = {r.trial_id: Outcome(o) for r in records
+                    if r.status in (Status.completed, Status.budget_exhausted)
+                    and (o := rd.verdict_outcome(r.trial_id, judge_label)) is not None}
+        if not outcomes:
+            fail(f"no verdicts of judge '{judge_label}' in {rd.path}; run: reclaim judge {rd.path} --judge ...")
+    report = build_report(rd.spec(), records, judge=judge_label, outcomes=outcomes)
     text = render(report, fmt, console)
     if text is not None:
         sys.stdout.write(text)
@@ -102,7 +117,9 @@ def run(
     seeds: Annotated[int, typer.Option(help="Trials per (task, agent).")] = 1,
     jobs: Annotated[int, typer.Option(help="Trials run at once.")] = 2,
     sandbox: Annotated[str, typer.Option(help=f"auto, {', '.join(BACKENDS)}.")] = "auto",
-    judge: Annotated[str, typer.Option(help="Judge: rules (offline).")] = "rules",
+    judge: JudgeName = "rules", judge_model: JudgeModel = None, judge_base_url: JudgeBaseUrl = None,
+    judge_samples: JudgeSamples = 3, judge_max_tokens: JudgeTokens = 30_000,
+    judge_prices: JudgePrices = None, judge_cache: JudgeCache = None,
     run_dir: Annotated[Optional[Path], typer.Option(help="Where to keep this run (default runs/<run_id>).")] = None,
     runs_root: Annotated[Path, typer.Option(help="Folder of runs and their index.")] = Path("runs"),
     resume: Annotated[Optional[Path], typer.Option(help="Finish an interrupted run in this folder.")] = None,
@@ -123,7 +140,9 @@ def run(
     try:
         opts = RunOptions(suite=resolve_suite(suite), agents=agent or list(DEFAULT_AGENTS),
                           seeds=seeds, levels=level or [], tasks=task or [], jobs=jobs,
-                          sandbox=pick_sandbox(sandbox), judge=judge, runs_root=runs_root,
+                          sandbox=pick_sandbox(sandbox), runs_root=runs_root,
+                          judge=judge_config(judge, judge_model, judge_base_url, judge_samples,
+                                             judge_max_tokens, judge_prices, judge_cache),
                           run_dir=run_dir)
         rd = plan_run(opts)
     except (RunError, SpecError, FileNotFoundError, ValueError) as e:
@@ -139,12 +158,14 @@ def run(
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     format: Annotated[str, typer.Option("--format", help=f"{', '.join(FORMATS)}.")] = "table",
+    judge: Annotated[Optional[str], typer.Option(
+        "--judge", help="Show another judge's verdicts (a label such as rules or llm-gpt-4.1).")] = None,
 ) -> None:
     """Show the report of a run (finished or not) from its trial directories."""
     if format not in FORMATS:
         fail(f"unknown format '{format}'; choose one of {', '.join(FORMATS)}")
     try:
-        show_report(RunDir(run_dir), format)
+        show_report(RunDir(run_dir), format, judge_label=judge)
     except FileNotFoundError as e:
         fail(str(e))
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
+from reclaim.judge.config import JudgeConfig
 from reclaim.judge.criteria import Acceptance, acceptance
 from reclaim.judge.rules import RulesJudge
-from reclaim.judge.verdict import Citation, Verdict
+from reclaim.judge.verdict import Check, Citation, Verdict
 from reclaim.spec import TaskSpec
 from reclaim.store.models import Status
 
@@ -15,17 +16,27 @@ from reclaim.store.models import Status
 class Judge(Protocol):
     name: str
     version: str
+    label: str
+    """The name its verdicts are filed under (verdicts/<label>.json)."""
 
     def judge(self, spec: TaskSpec, trial_dir: Path, status: Status) -> Verdict: ...
 
 
-JUDGES: dict[str, type] = {"rules": RulesJudge}
+JUDGES = ("rules", "llm")
 
 
-def make_judge(name: str) -> Judge:
-    if name not in JUDGES:
-        raise ValueError(f"unknown judge '{name}'; choose one of {', '.join(JUDGES)}")
-    return JUDGES[name]()
+def make_judge(config: JudgeConfig | str) -> Judge:
+    """A judge from its config (or just its name, for the rules judge)."""
+    if isinstance(config, str):
+        if config not in JUDGES:
+            raise ValueError(f"unknown judge '{config}'; choose one of {', '.join(JUDGES)}")
+        config = JudgeConfig(name=config)
+    if config.name == "llm":
+        from reclaim.judge.llm import LLMJudge  # the openai client loads only when asked for
+
+        return LLMJudge(config)
+    return RulesJudge()
 
 
-__all__ = ["JUDGES", "Acceptance", "Citation", "Judge", "RulesJudge", "Verdict", "acceptance", "make_judge"]
+__all__ = ["JUDGES", "Acceptance", "Check", "Citation", "Judge", "JudgeConfig", "RulesJudge", "Verdict",
+           "acceptance", "make_judge"]

@@ -43,7 +43,8 @@ def _writer_of(trace: list, path: str, phase: str) -> int | None:
 
 class RulesJudge:
     name = "rules"
-    version = "1"
+    label = "rules"
+    version = "2"
 
     def judge(self, spec: TaskSpec, trial_dir: Path, status: Status) -> Verdict:
         t = spec.target

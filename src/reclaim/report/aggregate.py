@@ -76,8 +76,12 @@ class Report(BaseModel):
     trials: list[TrialRow]
 
 
-def build_report(spec: RunSpec, records: list[TrialRecord]) -> Report:
+def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = None,
+                 outcomes: dict[str, Outcome] | None = None) -> Report:
+    """The report; with ``judge`` and ``outcomes`` (trial id -> outcome), as that judge saw it."""
     records = sorted((r for r in records if r.done), key=lambda r: (r.task, r.agent, r.seed))
+    if outcomes:
+        records = [r.model_copy(update={"outcome": outcomes.get(r.trial_id, r.outcome)}) for r in records]
     agents = sorted({r.agent for r in records})
     levels: dict[str, LevelBlock] = {}
     for level in LEVELS:
@@ -116,5 +120,5 @@ def build_report(spec: RunSpec, records: list[TrialRecord]) -> Report:
                        outcome=r.outcome.value, measured=r.measured, target=r.target,
                        wall_s=r.timings.get("total_s")) for r in records]
     return Report(run_id=spec.run_id, suite=spec.suite_name, suite_version=spec.suite_version,
-                  judge=spec.judge, sandbox=spec.sandbox, budget_scale=spec.budget_scale,
+                  judge=judge or spec.judge, sandbox=spec.sandbox, budget_scale=spec.budget_scale,
                   levels=levels, totals=totals, trials=trials)

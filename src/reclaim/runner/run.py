@@ -11,7 +11,7 @@ from pathlib import Path
 
 import reclaim
 from reclaim.agents import make_agent
-from reclaim.judge import make_judge
+from reclaim.judge import JudgeConfig, make_judge
 from reclaim.runner.trial import TrialSettings, run_trial
 from reclaim.sandbox import check_backend, kill_strays
 from reclaim.spec import Level, Problem, SpecError, Suite, load_suite
@@ -33,7 +33,7 @@ class RunOptions:
     tasks: list[str] = field(default_factory=list)
     jobs: int = 2
     sandbox: str = "bwrap"
-    judge: str = "rules"
+    judge: JudgeConfig = field(default_factory=JudgeConfig)
     runs_root: Path = Path("runs")
     run_dir: Path | None = None
     budget_scale: float = 1.0
@@ -51,7 +51,10 @@ def plan_run(opts: RunOptions) -> RunDir:
             make_agent(a)
         except ValueError as e:
             raise RunError(str(e)) from None
-    make_judge(opts.judge)
+    try:
+        make_judge(opts.judge)
+    except ValueError as e:
+        raise RunError(str(e)) from None
     if (why := check_backend(opts.sandbox)) is not None:
         raise RunError(f"sandbox '{opts.sandbox}' cannot run here: {why}")
     known = {t.id for t in suite.tasks}
@@ -74,7 +77,7 @@ def plan_run(opts: RunOptions) -> RunDir:
         suite_dir=str(suite.dir.resolve()), suite_name=suite.meta.name,
         suite_version=suite.meta.version, task_hashes={t.id: t.hash for t in tasks},
         tasks=[t.id for t in tasks], agents=list(opts.agents), seeds=list(range(opts.seeds)),
-        judge=opts.judge, sandbox=opts.sandbox, jobs=opts.jobs, budget_scale=opts.budget_scale)
+        judge=opts.judge.label, judge_config=opts.judge.model_dump(), sandbox=opts.sandbox, jobs=opts.jobs, budget_scale=opts.budget_scale)
     rd.write_spec(spec)
     _index(rd, lambda ix: ix.add_run(spec, rd.path))
     return rd
@@ -126,7 +129,7 @@ def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
     total = len(spec.trial_keys())
     progress.planned(total, total - len(pending))
     settings = TrialSettings(run_id=spec.run_id, run_dir=rd, sandbox=spec.sandbox,
-                             judge=make_judge(spec.judge), hidden=hidden_paths(suite, rd),
+                             judge=make_judge(run_judge(spec)), hidden=hidden_paths(suite, rd),
                              budget_scale=spec.budget_scale)
 
     def one(task, agent, seed):
@@ -147,6 +150,10 @@ def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
             settings.cancellation.cancel()  # running trials stop now and stay unfinished
             raise
     return rd.records()
+
+
+def run_judge(spec: RunSpec) -> JudgeConfig:
+    return JudgeConfig.model_validate(spec.judge_config or {"name": spec.judge})
 
 
 def hidden_paths(suite: Suite, rd: RunDir) -> list[Path]:

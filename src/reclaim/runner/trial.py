@@ -18,7 +18,7 @@ from reclaim.runner.reexec import reexecute
 from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, make_sandbox
 from reclaim.spec import Task
 from reclaim.store import (
-    TRACE, TRIAL_JSON, VERDICT_JSON, BudgetUse, Outcome, RunDir, Status, TrialRecord, agent_label,
+    SPEC_JSON, TRACE, TRIAL_JSON, VERDICT_JSON, VERDICTS, BudgetUse, Outcome, RunDir, Status, TrialRecord, agent_label,
     trial_id, write_model,
 )
 from reclaim.trace import Note, TraceWriter, TrialFinished, TrialStarted
@@ -77,6 +77,7 @@ def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> Trial
     timer = _Timer()
     with timer("store_s"):
         write_model(tdir / TRIAL_JSON, rec)
+        write_model(tdir / SPEC_JSON, spec)  # the trial can be judged again without its suite
     trace = TraceWriter(tdir / TRACE)
     try:
         with timer("total_s"):
@@ -138,7 +139,8 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
     with timer("judge_s"):
         verdict = s.judge.judge(spec, tdir, rec.status)
         write_model(tdir / VERDICT_JSON, verdict)
-    rec.judge, rec.outcome = s.judge.name, verdict.outcome
+        write_model(tdir / VERDICTS / f"{s.judge.label}.json", verdict)
+    rec.judge, rec.outcome = s.judge.label, verdict.outcome
     rec.measured, rec.target = verdict.measured, verdict.target
     if rec.status == Status.running:
         rec.status = Status.completed

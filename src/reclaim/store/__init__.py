@@ -1,7 +1,7 @@
 """What is kept: trial directories (the truth) and a SQLite index rebuilt from them."""
 
 from reclaim.store.files import (
-    RUN_JSON, TRACE, TRIAL_JSON, VERDICT_JSON, RunDir, read_model, write_model,
+    RUN_JSON, SPEC_JSON, TRACE, TRIAL_JSON, VERDICT_JSON, VERDICTS, RunDir, read_model, write_model,
 )
 from reclaim.store.index import Index
 from reclaim.store.models import (
@@ -9,6 +9,6 @@ from reclaim.store.models import (
 )
 
 __all__ = [
-    "RUN_JSON", "TRACE", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index", "Outcome", "RunDir",
+    "RUN_JSON", "SPEC_JSON", "TRACE", "VERDICTS", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index", "Outcome", "RunDir",
     "RunSpec", "Status", "TrialRecord", "agent_label", "read_model", "trial_id", "write_model",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -16,6 +17,8 @@ M = TypeVar("M", bound=BaseModel)
 RUN_JSON = "run.json"
 TRIAL_JSON = "trial.json"
 VERDICT_JSON = "verdict.json"
+VERDICTS = "verdicts"  # verdicts/<judge label>.json, side by side
+SPEC_JSON = "spec.json"
 TRACE = "trace.jsonl"
 
 
@@ -77,6 +80,13 @@ class RunDir:
             return []
         found = (read_model(d / TRIAL_JSON, TrialRecord) for d in sorted(self.trials_dir.iterdir()))
         return [r for r in found if r is not None]
+
+    def verdict_outcome(self, trial_id: str, label: str) -> str | None:
+        """The outcome a given judge filed for a trial, if it judged it."""
+        try:
+            return json.loads((self.trial_dir(trial_id) / VERDICTS / f"{label}.json").read_text())["outcome"]
+        except (FileNotFoundError, KeyError, ValueError):
+            return None
 
     def set_aside(self, trial_id: str) -> Path:
         """Move an unfinished trial out of the way, keeping everything it recorded."""

@@ -39,7 +39,8 @@ class RunSpec(BaseModel):
     tasks: list[str]
     agents: list[str] = Field(description="Agent specs as given, e.g. 'reference' or 'command:./a.sh'.")
     seeds: list[int]
-    judge: str
+    judge: str = Field(description="Label of the run's judge: 'rules' or 'llm-<model>'.")
+    judge_config: dict = Field(default_factory=dict, description="The judge's settings (no keys).")
     sandbox: str
     jobs: int
     budget_scale: float = 1.0
