@@ -37,12 +37,16 @@ class Relevance:
 def compress(text: str, budget: int, relevant: Relevance, head: int = 20, tail: int = 40) -> tuple[str, int]:
     """Fit ``text`` into ``budget`` characters; return (text, number of lines cut).
 
-    Keeps the first ``head`` and last ``tail`` lines and every relevant line in between, each
-    line at most MAX_LINE characters, and marks every gap with the count of lines cut.
+    Keeps the first ``head`` and last ``tail`` lines (more where the budget allows) and every
+    relevant line in between, each at most MAX_LINE characters, and marks every gap with the
+    count of lines cut; relevant lines are dropped from the middle outwards if still too long.
     """
     if len(text) <= budget:
         return text, 0
     lines = text.splitlines()
+    # a generous budget buys more context: up to a quarter of it for the head, half for the tail
+    head = max(head, _fit(lines, budget // 4))
+    tail = max(tail, _fit(lines[::-1], budget // 2))
     keep = set(range(min(head, len(lines)))) | set(range(max(0, len(lines) - tail), len(lines)))
     keep |= {i for i, line in enumerate(lines) if i not in keep and relevant(line)}
     while True:
@@ -53,6 +57,16 @@ def compress(text: str, budget: int, relevant: Relevance, head: int = 20, tail: 
         middle = sorted(keep, key=lambda i: min(i, len(lines) - 1 - i))
         for i in middle[-max(1, len(keep) // 4):]:
             keep.discard(i)
+
+
+def _fit(lines: list[str], chars: int) -> int:
+    """How many of ``lines``, from the first, fit in ``chars``."""
+    used = 0
+    for n, line in enumerate(lines):
+        used += min(len(line), MAX_LINE) + 1
+        if used > chars:
+            return n
+    return len(lines)
 
 
 def _assemble(lines: list[str], kept: list[int]) -> tuple[str, int]:

@@ -117,6 +117,8 @@ class RulesJudge:
         else:
             v.flags.append("provenance_unchecked")
 
+        if checkable(t.value) and abs(measured - t.value) <= 1e-12 * max(1.0, abs(t.value)):
+            v.flags.append("equals_reported_value")  # computed results rarely stop at the paper's digits
         if not consistent(agent_value, measured, acc.tol):
             return done(Outcome.not_reproduced,
                         f"the agent reported {agent_value!r} but re-execution computed {measured!r}",
