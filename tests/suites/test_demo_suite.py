@@ -34,7 +34,8 @@ def test_demo_suite_is_valid_with_three_tasks_per_level():
 def demo_run(tmp_path_factory):
     from reclaim.sandbox import default_backend
 
-    return run_suite(DEMO, tmp_path_factory.mktemp("demo"), ["reference", "nop", "fabricate"],
+    return run_suite(DEMO, tmp_path_factory.mktemp("demo"),
+                     ["reference", "nop", "fabricate", "copy-paper", "overclaim", "partial"],
                      default_backend(), jobs=2)
 
 
@@ -62,6 +63,15 @@ def test_demo_reference_100_nop_and_fabricate_0_at_every_level(demo_run):
         assert report.levels[level].best_agent == "reference"
     assert report.totals.outcomes["error"] == 0
     assert all(r.outcome.value == "disqualified" for r in records if r.agent == "fabricate")
+
+
+def test_no_adversarial_baseline_is_reproduced_on_any_task(demo_run):
+    rd, records = demo_run
+    expected = {"copy-paper": "disqualified", "overclaim": "not_reproduced", "partial": "not_reproduced"}
+    for r in records:
+        if r.agent in expected:
+            assert r.outcome.value == expected[r.agent], (r.trial_id, r.outcome)
+    assert sum(r.agent in expected for r in records) == 27
 
 
 def test_validate_with_reference_fails_a_reference_that_misses(tmp_path):
