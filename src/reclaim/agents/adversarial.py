@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import shutil
 
 from reclaim.agents.base import AgentContext
+from reclaim.agents.baselines import copy_reference
 from reclaim.sandbox import Bind
-from reclaim.trace import Note
 
 
 def _final_message(ctx: AgentContext, text: str) -> None:
@@ -17,18 +16,12 @@ def _final_message(ctx: AgentContext, text: str) -> None:
     (ctx.agent_logs / "final_message.md").write_text(text + "\n", encoding="utf-8")
 
 
-def _run_weakened(ctx: AgentContext) -> str:
-    """Copy the task's weakened experiment into the workspace and run it for real."""
-    ref = ctx.task.spec.reference
-    if ref is None or ref.weakened is None:
+def _run_weakened(ctx: AgentContext, who: str) -> str:
+    """Run the task's weakened experiment for real, from the reference folder."""
+    ref = copy_reference(ctx, who)
+    if ref.weakened is None:
         raise ValueError(f"task {ctx.task.id} has no weakened experiment (reference.weakened) "
                          "for this baseline")
-    src = ctx.task.dir / ref.path
-    for item in sorted(src.iterdir()):
-        if item.name == ref.weakened or item.name.startswith("ref_weak"):
-            (shutil.copytree if item.is_dir() else shutil.copy2)(item, ctx.workspace / item.name)
-    ctx.trace.emit(Note, phase="agent", level="info",
-                   message=f"baseline copied the weakened experiment {ref.weakened} into the workspace")
     ctx.recorder.run(["bash", ref.weakened])
     return ref.weakened
 
@@ -66,7 +59,7 @@ class OverclaimAgent:
 
     def run(self, ctx: AgentContext) -> None:
         t = ctx.task.spec.target
-        weak = _run_weakened(ctx)
+        weak = _run_weakened(ctx, self.name)
         (ctx.workspace / "reproduce.sh").write_text(f"#!/bin/bash\nset -euo pipefail\nbash {weak}\n")
         claimed = json.dumps({t.metric: t.value})
         ctx.recorder.run(["bash", "-c", f"echo {shlex.quote(claimed)} > results.json"])
@@ -83,6 +76,6 @@ class PartialAgent:
         return []
 
     def run(self, ctx: AgentContext) -> None:
-        weak = _run_weakened(ctx)
+        weak = _run_weakened(ctx, self.name)
         (ctx.workspace / "reproduce.sh").write_text(f"#!/bin/bash\nset -euo pipefail\nbash {weak}\n")
         _final_message(ctx, "I ran a reduced version of the experiment; the value falls short of the paper.")

@@ -8,7 +8,21 @@ import shutil
 
 from reclaim.agents.base import AgentContext
 from reclaim.sandbox import Bind
+from reclaim.spec import Reference
 from reclaim.trace import Note
+
+
+def copy_reference(ctx: AgentContext, who: str) -> Reference:
+    """Put the task's reference folder in the workspace root, on the record."""
+    ref = ctx.task.spec.reference
+    if ref is None:
+        raise ValueError(f"task {ctx.task.id} has no reference solution")
+    for item in sorted((ctx.task.dir / ref.path).iterdir()):
+        if item.name != "__pycache__":
+            (shutil.copytree if item.is_dir() else shutil.copy2)(item, ctx.workspace / item.name)
+    ctx.trace.emit(Note, phase="agent", level="info",
+                   message=f"{who} agent copied {ref.path}/ into the workspace root")
+    return ref
 
 
 class NopAgent:
@@ -32,17 +46,7 @@ class ReferenceAgent:
         return []
 
     def run(self, ctx: AgentContext) -> None:
-        ref = ctx.task.spec.reference
-        if ref is None:
-            raise ValueError(f"task {ctx.task.id} has no reference solution")
-        src = ctx.task.dir / ref.path
-        for item in sorted(src.iterdir()):
-            if item.name == "__pycache__":
-                continue
-            dest = ctx.workspace / item.name
-            (shutil.copytree if item.is_dir() else shutil.copy2)(item, dest)
-        ctx.trace.emit(Note, phase="agent", level="info",
-                       message=f"reference agent copied {ref.path}/ into the workspace root")
+        ref = copy_reference(ctx, "reference")
         if ref.entrypoint != "reproduce.sh":
             (ctx.workspace / "reproduce.sh").write_text(
                 f"#!/bin/bash\nset -euo pipefail\nexec bash {shlex.quote(ref.entrypoint)}\n")
