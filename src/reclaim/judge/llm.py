@@ -11,7 +11,7 @@ from reclaim.judge.combine import combine, majority
 from reclaim.judge.config import JudgeConfig
 from reclaim.judge.criteria import acceptance
 from reclaim.judge.evidence import build_evidence
-from reclaim.judge.prices import cost, load_prices
+from reclaim.budget.prices import cost, load_prices
 from reclaim.judge.prompt import PROMPT_VERSION, Reading, messages
 from reclaim.judge.rules import RulesJudge
 from reclaim.judge.verdict import Verdict

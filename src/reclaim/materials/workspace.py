@@ -72,6 +72,10 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str) -> str:
         "",
         f"- wall clock: {b.wall_minutes:g} min (the run is stopped when it runs out)",
         f"- GPUs: {b.gpus}, GPU-hours: {b.gpu_hours:g}; CPUs: {b.cpus}; memory: {b.memory_gb:g} GiB",
+        "- model calls: " + (", ".join(x for x in (
+            f"${b.money_usd:g}" if b.money_usd is not None else "",
+            f"{b.model_tokens} tokens" if b.model_tokens is not None else "") if x) or "no limit")
+        + " (through the harness's gateway only)",
         "- network: none",
         "",
         "## What to leave behind",

@@ -57,7 +57,7 @@ class CommandFinished(_Event):
 
 class BudgetEvent(_Event):
     kind: Literal["budget"] = "budget"
-    what: Literal["wall_exhausted", "warning"]
+    what: Literal["wall_exhausted", "model_exhausted", "warning"]
     detail: str
 
 
@@ -69,6 +69,24 @@ class Note(_Event):
     message: str
 
 
+class ModelCall(_Event):
+    """One call an agent made to a model, as the gateway saw it."""
+
+    kind: Literal["model_call"] = "model_call"
+    protocol: Literal["openai", "anthropic"]
+    endpoint: str
+    model: str
+    stream: bool
+    status: int
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_s: float
+    cost_usd: float | None = None
+    request_file: str = Field(description="Request body, under agent/.")
+    response_file: str = Field(description="Response body (or the raw event stream), under agent/.")
+    error: str | None = None
+
+
 class TrialFinished(_Event):
     kind: Literal["trial_finished"] = "trial_finished"
     status: str
@@ -76,6 +94,6 @@ class TrialFinished(_Event):
 
 
 Event = Annotated[
-    TrialStarted | CommandStarted | CommandFinished | BudgetEvent | Note | TrialFinished,
+    TrialStarted | CommandStarted | CommandFinished | BudgetEvent | Note | ModelCall | TrialFinished,
     Field(discriminator="kind"),
 ]

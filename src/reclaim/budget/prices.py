@@ -1,4 +1,5 @@
-"""Prices of judge models in USD per million tokens (input, output); override with a file."""
+"""Prices of models in USD per million tokens (input, output), for judges and agents alike;
+override with a file."""
 
 from __future__ import annotations
 

@@ -1,0 +1,216 @@
+"""The model gateway: an aiohttp proxy between agents and providers, one per run.
+
+Agents authenticate with their trial's token; the provider keys stay in this process. Every
+call is forwarded (streams pass through as they come), metered, charged to the trial's
+budget and recorded in its trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+from pydantic import BaseModel, Field
+
+from reclaim.budget.prices import cost, load_prices
+from reclaim.gateway.accounts import Account, BudgetSpent, model_of
+from reclaim.gateway.usage import StreamUsage, from_json
+from reclaim.trace import TraceWriter
+
+SOCKET_NAME = "gateway.sock"
+ANTHROPIC_VERSION = "2023-06-01"
+
+
+class Upstreams(BaseModel):
+    """Where calls go. Recorded in run.json; the keys are read from the environment, never stored."""
+
+    openai_base_url: str = Field(default_factory=lambda: os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"))
+    anthropic_base_url: str = Field(default_factory=lambda: os.environ.get("ANTHROPIC_BASE_URL", "https://api.anthropic.com"))
+    prices_file: str | None = None
+
+
+def _error(protocol: str, status: int, kind: str, message: str) -> web.Response:
+    if protocol == "anthropic":
+        body = {"type": "error", "error": {"type": kind, "message": message}}
+    else:
+        body = {"error": {"message": message, "type": kind, "code": kind}}
+    return web.json_response(body, status=status)
+
+
+class Gateway:
+    def __init__(self, upstreams: Upstreams | None = None):
+        self.upstreams = upstreams or Upstreams()
+        self._keys = {"openai": os.environ.get("OPENAI_API_KEY", ""),
+                      "anthropic": os.environ.get("ANTHROPIC_API_KEY", "")}
+        self.prices = load_prices(self.upstreams.prices_file)
+        self.accounts: dict[str, Account] = {}
+        self.socket_dir = Path(tempfile.mkdtemp(prefix="reclaim-gw-"))  # short: socket paths are limited
+        self.socket = self.socket_dir / SOCKET_NAME
+        self.url = ""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._recorder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reclaim-gw-record")
+
+    # lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> Gateway:
+        ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
+
+        def serve() -> None:
+            asyncio.set_event_loop(self._loop)
+            self._loop.run_until_complete(self._start())
+            ready.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=serve, name="reclaim-gateway", daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        return self
+
+    async def _start(self) -> None:
+        app = web.Application(client_max_size=64 << 20)
+        app.router.add_post("/v1/chat/completions", self._proxy)
+        app.router.add_post("/v1/responses", self._proxy)
+        app.router.add_post("/v1/messages", self._proxy)
+        app.router.add_get("/v1/models", self._proxy)
+        self._session = aiohttp.ClientSession(
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600),
+            connector=aiohttp.TCPConnector(limit=256))
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        tcp = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await tcp.start()
+        await web.UnixSite(self._runner, str(self.socket)).start()
+        self.socket.chmod(0o666)
+        port = tcp._server.sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        if self._loop is None:
+            return
+
+        async def down() -> None:
+            await self._session.close()
+            await self._runner.cleanup()
+
+        asyncio.run_coroutine_threadsafe(down(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._recorder.shutdown(wait=True)
+        self._loop = None
+        self.socket.unlink(missing_ok=True)
+        try:
+            self.socket_dir.rmdir()
+        except OSError:
+            pass
+
+    def __enter__(self) -> Gateway:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # accounts ----------------------------------------------------------------------------
+
+    def open_account(self, trial_id: str, trace: TraceWriter, calls_dir: Path, *,
+                     max_tokens: int | None = None, max_usd: float | None = None) -> Account:
+        acct = Account(trial_id, trace, calls_dir, max_tokens=max_tokens, max_usd=max_usd)
+        self.accounts[acct.token] = acct
+        return acct
+
+    def close_account(self, acct: Account) -> None:
+        """Stop accepting the trial's token and wait until every call it made is on the record."""
+        self.accounts.pop(acct.token, None)
+        acct.settle()
+
+    # proxy -------------------------------------------------------------------------------
+
+    async def _proxy(self, request: web.Request) -> web.StreamResponse:
+        protocol = "anthropic" if request.path == "/v1/messages" else "openai"
+        auth = request.headers.get("Authorization", "")
+        token = auth[7:] if auth.startswith("Bearer ") else request.headers.get("x-api-key", "")
+        acct = self.accounts.get(token)
+        if acct is None:
+            return _error(protocol, 401, "authentication_error",
+                          "reclaim gateway: unknown or expired trial token")
+        try:
+            acct.check()
+        except BudgetSpent as e:
+            return _error(protocol, 403, "budget_exhausted", str(e))
+        body = await request.read()
+        payload = _json(body)
+        stream = bool(payload.get("stream"))
+        if stream and request.path == "/v1/chat/completions":
+            payload.setdefault("stream_options", {})["include_usage"] = True  # usage in the last chunk
+            body = json.dumps(payload).encode()
+        url, headers = self._route(protocol, request)
+        t0 = time.perf_counter()
+        raw = bytearray()
+        tokens = (0, 0)
+        status, error = 502, None
+        resp = web.StreamResponse()
+        try:
+            async with self._session.request(request.method, url, data=body or None, headers=headers) as up:
+                status = up.status
+                resp.set_status(up.status)
+                resp.content_type = up.content_type or "application/json"
+                await resp.prepare(request)
+                meter = StreamUsage(protocol) if stream and up.status == 200 else None
+                async for chunk in up.content.iter_any():
+                    raw += chunk
+                    if meter is not None:
+                        meter.feed(chunk)
+                    await resp.write(chunk)
+                await resp.write_eof()
+                if meter is not None:
+                    tokens = (meter.tokens_in, meter.tokens_out)
+                elif up.status == 200:
+                    tokens = from_json(protocol, _json(bytes(raw)))
+                else:
+                    error = bytes(raw[:500]).decode("utf-8", "replace")
+        except (aiohttp.ClientError, asyncio.TimeoutError) as e:
+            error = f"upstream unreachable: {type(e).__name__}: {e}"
+            if not resp.prepared:
+                resp = _error(protocol, 502, "upstream_error", f"reclaim gateway: {error}")
+        latency = time.perf_counter() - t0
+        model = str(payload.get("model", "")) or model_of(bytes(raw))
+        if request.method == "POST":
+            price = cost(self.prices, model, *tokens)
+            # recorded after the answer went out, so the disk never slows the agent's call down
+            acct.pending.append(self._recorder.submit(
+                acct.record, protocol=protocol, endpoint=request.path, model=model, stream=stream,
+                status=status, tokens_in=tokens[0], tokens_out=tokens[1], latency_s=latency,
+                cost_usd=price, request=body, response=bytes(raw), error=error))
+        return resp
+
+    def _route(self, protocol: str, request: web.Request) -> tuple[str, dict[str, str]]:
+        headers = {"Content-Type": "application/json", "Accept": request.headers.get("Accept", "*/*")}
+        if protocol == "anthropic":
+            base = self.upstreams.anthropic_base_url.rstrip("/")
+            headers["x-api-key"] = self._keys["anthropic"]
+            headers["anthropic-version"] = request.headers.get("anthropic-version", ANTHROPIC_VERSION)
+            if "anthropic-beta" in request.headers:
+                headers["anthropic-beta"] = request.headers["anthropic-beta"]
+            return base + request.path, headers
+        base = self.upstreams.openai_base_url.rstrip("/")
+        headers["Authorization"] = f"Bearer {self._keys['openai']}"
+        return base + request.path.removeprefix("/v1"), headers
+
+
+def _json(body: bytes) -> dict:
+    try:
+        data = json.loads(body) if body else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}

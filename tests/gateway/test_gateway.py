@@ -1,0 +1,129 @@
+"""The gateway between agents and a real (scripted) upstream: both protocols, streamed or not."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import openai
+import pytest
+from scripted_openai import Reply, ScriptedOpenAI
+
+from reclaim.gateway import Gateway, Upstreams
+from reclaim.trace import BudgetEvent, ModelCall, TraceWriter, read_trace
+
+
+@pytest.fixture
+def upstream():
+    s = ScriptedOpenAI()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def gateway(upstream, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-provider-openai")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-provider-anthropic")
+    gw = Gateway(Upstreams(openai_base_url=upstream.url, anthropic_base_url=upstream.base)).start()
+    yield gw
+    gw.stop()
+
+
+@pytest.fixture
+def account(gateway, tmp_path):
+    trace = TraceWriter(tmp_path / "trial" / "trace.jsonl")
+    acct = gateway.open_account("t1", trace, tmp_path / "trial" / "agent" / "llm-calls")
+    yield acct
+    trace.close()
+
+
+def calls(acct, gateway):
+    acct.settle()
+    return [e for e in read_trace(acct.trace.path) if isinstance(e, ModelCall)]
+
+
+def test_openai_chat_plain_and_streamed(upstream, gateway, account):
+    upstream.push(Reply(content="hello there", tokens=(11, 3)), Reply(content="streamed words", tokens=(12, 4)))
+    client = openai.OpenAI(base_url=gateway.url + "/v1", api_key=account.token, max_retries=0)
+    r = client.chat.completions.create(model="gpt-4.1-mini", messages=[{"role": "user", "content": "hi"}])
+    assert r.choices[0].message.content == "hello there"
+    chunks = client.chat.completions.create(model="gpt-4.1-mini", stream=True,
+                                            messages=[{"role": "user", "content": "hi"}])
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "streamed words"
+    assert [r["auth"] for r in upstream.requests] == ["Bearer sk-provider-openai"] * 2  # never the trial token
+    plain, streamed = calls(account, gateway)
+    assert (plain.tokens_in, plain.tokens_out, plain.stream) == (11, 3, False)
+    assert (streamed.tokens_in, streamed.tokens_out, streamed.stream) == (12, 4, True)
+    assert plain.cost_usd == pytest.approx((11 * 0.40 + 3 * 1.60) / 1e6)
+    body = (account.trace.path.parent / plain.request_file).read_text()
+    assert json.loads(body)["messages"][0]["content"] == "hi"
+    assert "[DONE]" in (account.trace.path.parent / streamed.response_file).read_text()  # the raw stream
+
+
+def test_anthropic_messages_plain_and_streamed(upstream, gateway, account):
+    upstream.push(Reply(content="bonjour", tokens=(21, 5)), Reply(content="streamed bonjour", tokens=(22, 6)))
+    headers = {"x-api-key": account.token, "anthropic-version": "2023-06-01"}
+    req = {"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
+    r = httpx.post(gateway.url + "/v1/messages", json=req, headers=headers)
+    assert r.status_code == 200 and r.json()["content"][0]["text"] == "bonjour"
+    with httpx.stream("POST", gateway.url + "/v1/messages", json={**req, "stream": True}, headers=headers) as s:
+        events = [json.loads(line[5:]) for line in s.iter_lines() if line.startswith("data:")]
+    text = "".join(e["delta"]["text"] for e in events if e["type"] == "content_block_delta")
+    assert text == "streamed bonjour"
+    assert upstream.requests[0]["x-api-key"] == "sk-provider-anthropic"
+    plain, streamed = calls(account, gateway)
+    assert (plain.protocol, plain.tokens_in, plain.tokens_out) == ("anthropic", 21, 5)
+    assert (streamed.tokens_in, streamed.tokens_out, streamed.stream) == (22, 6, True)
+
+
+def test_responses_api_and_models(upstream, gateway, account):
+    upstream.push(Reply(content="resp text", tokens=(7, 2)), Reply(content="resp stream", tokens=(8, 3)))
+    client = openai.OpenAI(base_url=gateway.url + "/v1", api_key=account.token, max_retries=0)
+    assert client.responses.create(model="gpt-4.1", input="hi").output_text == "resp text"
+    events = list(client.responses.create(model="gpt-4.1", input="hi", stream=True))
+    assert events[-1].type == "response.completed"
+    assert [m.id for m in client.models.list()] == ["scripted"]
+    a, b = calls(account, gateway)
+    assert (a.tokens_in, a.tokens_out, b.tokens_in, b.tokens_out) == (7, 2, 8, 3)
+
+
+def test_unknown_token_is_refused(upstream, gateway, account):
+    r = httpx.post(gateway.url + "/v1/chat/completions", json={"model": "m"},
+                   headers={"Authorization": "Bearer sk-provider-openai"})
+    assert r.status_code == 401 and "unknown or expired trial token" in r.text
+    assert upstream.requests == []
+
+
+def test_budget_exhaustion_answers_a_clear_error(upstream, gateway, tmp_path):
+    trace = TraceWriter(tmp_path / "t" / "trace.jsonl")
+    acct = gateway.open_account("t2", trace, tmp_path / "t" / "agent", max_tokens=1500)
+    upstream.always(Reply(content="ok", tokens=(1000, 100)))
+    client = openai.OpenAI(base_url=gateway.url + "/v1", api_key=acct.token, max_retries=0)
+    client.chat.completions.create(model="m", messages=[{"role": "user", "content": "1"}])
+    acct.settle()
+    client.chat.completions.create(model="m", messages=[{"role": "user", "content": "2"}])  # reaches 2200
+    acct.settle()
+    with pytest.raises(openai.PermissionDeniedError) as info:
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "3"}])
+    assert "model budget is exhausted (2200 of 1500 tokens)" in str(info.value)
+    assert acct.exhausted and len(upstream.requests) == 2
+    gateway.close_account(acct)
+    events = read_trace(trace.path)
+    assert sum(isinstance(e, ModelCall) for e in events) == 2
+    assert any(isinstance(e, BudgetEvent) and e.what == "model_exhausted" for e in events)
+
+
+def test_upstream_down_is_a_502_on_the_record(tmp_path, monkeypatch):
+    gw = Gateway(Upstreams(openai_base_url="http://127.0.0.1:9/v1")).start()
+    try:
+        trace = TraceWriter(tmp_path / "trace.jsonl")
+        acct = gw.open_account("t3", trace, tmp_path / "agent")
+        r = httpx.post(gw.url + "/v1/chat/completions", json={"model": "m", "messages": []},
+                       headers={"Authorization": f"Bearer {acct.token}"})
+        assert r.status_code == 502 and "upstream unreachable" in r.text
+        gw.close_account(acct)
+        (call,) = [e for e in read_trace(trace.path) if isinstance(e, ModelCall)]
+        assert call.status == 502 and "unreachable" in call.error
+    finally:
+        gw.stop()
