@@ -30,6 +30,7 @@ class CopyPaperAgent:
     """'Computes' by grepping the reported number out of the paper at run time."""
 
     name = "copy-paper"
+    needs_model = False
 
     def binds(self) -> list[Bind]:
         return []
@@ -53,6 +54,7 @@ class OverclaimAgent:
     """Runs a genuinely weakened experiment that misses, then claims the paper's number."""
 
     name = "overclaim"
+    needs_model = False
 
     def binds(self) -> list[Bind]:
         return []
@@ -71,6 +73,7 @@ class PartialAgent:
     """Runs a weakened experiment and honestly reports what it got."""
 
     name = "partial"
+    needs_model = False
 
     def binds(self) -> list[Bind]:
         return []

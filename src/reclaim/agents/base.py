@@ -13,6 +13,18 @@ from reclaim.trace import TraceWriter
 
 
 @dataclass
+class ModelAccess:
+    """A trial's account at the run's model gateway."""
+
+    host_url: str
+    """The gateway as the harness reaches it (http://127.0.0.1:PORT)."""
+    token: str
+    """The trial's own bearer token; never a provider key."""
+    name: str | None = None
+    """The model the run asked for (--model), if any."""
+
+
+@dataclass
 class AgentContext:
     task: Task
     seed: int
@@ -22,6 +34,21 @@ class AgentContext:
     """The workspace on the host; the agent's commands see it as ``recorder.sandbox.workspace_inside``."""
     agent_logs: Path
     """Host folder for the agent's own logs (untrusted); bound into the sandbox."""
+    model: ModelAccess | None = None
+    """The trial's way to a model, when the run has a gateway."""
+
+    def model_env(self) -> dict[str, str]:
+        """What points programs inside the sandbox at the gateway, with the trial's own token."""
+        if self.model is None:
+            return {}
+        url = self.recorder.sandbox.gateway_url(self.model.host_url)
+        env = {
+            "OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_BASE": f"{url}/v1", "OPENAI_API_KEY": self.model.token,
+            "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": self.model.token,
+        }
+        if self.model.name:
+            env["RECLAIM_MODEL"] = self.model.name
+        return env
 
     def env(self) -> dict[str, str]:
         """The task, described in environment variables for programs in the sandbox."""
@@ -40,12 +67,14 @@ class AgentContext:
             "RECLAIM_WALL_SECONDS": f"{self.recorder.deadline.remaining:.0f}",
             "RECLAIM_SEED": str(self.seed),
             "RECLAIM_AGENT_LOGS": sb.inside(self.agent_logs),
-        }
+        } | self.model_env()
 
 
 @runtime_checkable
 class Agent(Protocol):
     name: str
+    needs_model: bool
+    """Whether the run must start the model gateway for this agent."""
 
     def binds(self) -> list[Bind]:
         """Extra host paths the agent needs inside the sandbox (read-only unless marked)."""

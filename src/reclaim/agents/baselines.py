@@ -29,6 +29,7 @@ class NopAgent:
     """Does nothing: every suite must score it at 0 %."""
 
     name = "nop"
+    needs_model = False
 
     def binds(self) -> list[Bind]:
         return []
@@ -41,6 +42,7 @@ class ReferenceAgent:
     """Runs the task's reference solution: the upper bound, used to validate suites."""
 
     name = "reference"
+    needs_model = False
 
     def binds(self) -> list[Bind]:
         return []
@@ -61,6 +63,7 @@ class FabricateAgent:
     """
 
     name = "fabricate"
+    needs_model = False
 
     def binds(self) -> list[Bind]:
         return []

@@ -15,6 +15,7 @@ class CommandAgent:
     """``command:PROGRAM ARGS``. A PROGRAM that is a host file is bound read-only into the sandbox."""
 
     name = "command"
+    needs_model = True
 
     def __init__(self, command: str):
         if not command.strip():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -26,6 +27,7 @@ from reclaim.gateway.usage import StreamUsage, from_json
 from reclaim.trace import TraceWriter
 
 SOCKET_NAME = "gateway.sock"
+FORWARDER = "forward.py"
 ANTHROPIC_VERSION = "2023-06-01"
 
 
@@ -54,6 +56,7 @@ class Gateway:
         self.accounts: dict[str, Account] = {}
         self.socket_dir = Path(tempfile.mkdtemp(prefix="reclaim-gw-"))  # short: socket paths are limited
         self.socket = self.socket_dir / SOCKET_NAME
+        shutil.copyfile(Path(__file__).with_name("forward.py"), self.socket_dir / FORWARDER)
         self.url = ""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -109,11 +112,7 @@ class Gateway:
         self._thread.join(10)
         self._recorder.shutdown(wait=True)
         self._loop = None
-        self.socket.unlink(missing_ok=True)
-        try:
-            self.socket_dir.rmdir()
-        except OSError:
-            pass
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
 
     def __enter__(self) -> Gateway:
         return self.start()

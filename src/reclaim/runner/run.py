@@ -11,6 +11,7 @@ from pathlib import Path
 
 import reclaim
 from reclaim.agents import make_agent
+from reclaim.gateway import Gateway, Upstreams
 from reclaim.judge import JudgeConfig, make_judge
 from reclaim.runner.trial import TrialSettings, run_trial
 from reclaim.sandbox import check_backend, kill_strays
@@ -37,6 +38,8 @@ class RunOptions:
     runs_root: Path = Path("runs")
     run_dir: Path | None = None
     budget_scale: float = 1.0
+    model: str | None = None
+    upstreams: Upstreams = field(default_factory=Upstreams)
 
 
 def new_run_id() -> str:
@@ -77,7 +80,8 @@ def plan_run(opts: RunOptions) -> RunDir:
         suite_dir=str(suite.dir.resolve()), suite_name=suite.meta.name,
         suite_version=suite.meta.version, task_hashes={t.id: t.hash for t in tasks},
         tasks=[t.id for t in tasks], agents=list(opts.agents), seeds=list(range(opts.seeds)),
-        judge=opts.judge.label, judge_config=opts.judge.model_dump(), sandbox=opts.sandbox, jobs=opts.jobs, budget_scale=opts.budget_scale)
+        judge=opts.judge.label, judge_config=opts.judge.model_dump(), sandbox=opts.sandbox, jobs=opts.jobs,
+        budget_scale=opts.budget_scale, model=opts.model, upstreams=opts.upstreams.model_dump())
     rd.write_spec(spec)
     _index(rd, lambda ix: ix.add_run(spec, rd.path))
     return rd
@@ -130,7 +134,9 @@ def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
     progress.planned(total, total - len(pending))
     settings = TrialSettings(run_id=spec.run_id, run_dir=rd, sandbox=spec.sandbox,
                              judge=make_judge(run_judge(spec)), hidden=hidden_paths(suite, rd),
-                             budget_scale=spec.budget_scale)
+                             budget_scale=spec.budget_scale, model=spec.model)
+    if pending and any(make_agent(a).needs_model for a in spec.agents):
+        settings.gateway = Gateway(Upstreams.model_validate(spec.upstreams)).start()
 
     def one(task, agent, seed):
         progress.started(trial_id(task.id, agent, seed))
@@ -149,6 +155,9 @@ def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
                 fut.cancel()
             settings.cancellation.cancel()  # running trials stop now and stay unfinished
             raise
+        finally:
+            if settings.gateway is not None:
+                settings.gateway.stop()
     return rd.records()
 
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.agents import AgentContext, make_agent
+from reclaim.agents.base import ModelAccess
+from reclaim.gateway import Gateway
 from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.judge import Judge
 from reclaim.materials import build_workspace
@@ -38,6 +40,8 @@ class TrialSettings:
     hidden: list[Path] = field(default_factory=list)
     budget_scale: float = 1.0
     cancellation: Cancellation = field(default_factory=Cancellation)
+    gateway: Gateway | None = None
+    model: str | None = None
 
 
 class _Timer:
@@ -108,8 +112,12 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
     agent = make_agent(agent_spec)
     ws, logs = tdir / "workspace", tdir / "agent"
     logs.mkdir()
+    account = None
+    if s.gateway is not None and agent.needs_model:
+        account = s.gateway.open_account(rec.trial_id, trace, logs / "llm-calls", max_tokens=spec.budget.model_tokens,
+                                         max_usd=spec.budget.money_usd)
     config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds()],
-                           hidden=s.hidden)
+                           hidden=s.hidden, gateway=s.gateway.socket_dir if account else None)
     box = make_sandbox(s.sandbox, config)
     with timer("workspace_s"):
         rec.materials = build_workspace(task, ws, box.workspace_inside)
@@ -119,13 +127,20 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
     recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline, s.cancellation)
     with timer("agent_s"):
         box.start()
+        access = ModelAccess(s.gateway.url, account.token, s.model) if account else None
         try:
-            agent.run(AgentContext(task, seed, recorder, trace, ws, logs))
+            agent.run(AgentContext(task, seed, recorder, trace, ws, logs, access))
         except BudgetExhausted as e:
             rec.status = Status.budget_exhausted
             trace.emit(Note, phase="agent", level="warning", message=str(e))
         finally:
             box.stop()
+            if account is not None:
+                s.gateway.close_account(account)  # every call is on the record before we go on
+                rec.budget.model_calls, rec.budget.model_tokens = account.calls, account.tokens
+                rec.budget.model_usd = round(account.usd, 6)
+                if account.exhausted:
+                    rec.status = Status.budget_exhausted
     rec.budget.agent_wall_s = round(deadline.elapsed, 3)
     rec.budget.gpu_hours_allocated = spec.budget.gpus * deadline.elapsed / 3600
     timer.seconds["agent_commands_s"] = recorder.command_seconds

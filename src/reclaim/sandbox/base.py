@@ -38,6 +38,8 @@ class SandboxConfig:
     binds: list[Bind] = field(default_factory=list)
     hidden: list[Path] = field(default_factory=list)
     """Host paths that must not be visible even if they lie inside a bound folder."""
+    gateway: Path | None = None
+    """Folder holding the model gateway's Unix socket and forwarder; the only way out."""
 
 
 @dataclass
@@ -75,6 +77,10 @@ class Sandbox(Protocol):
 
     def inside(self, host: Path) -> str:
         """Where a host path bound into the sandbox appears inside it."""
+        ...
+
+    def gateway_url(self, host_url: str) -> str:
+        """Where programs inside reach the model gateway that listens at ``host_url`` on the host."""
         ...
 
     def read_file(self, rel: str) -> bytes: ...

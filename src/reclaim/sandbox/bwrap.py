@@ -14,6 +14,8 @@ from reclaim.sandbox.base import (
 )
 
 WORKSPACE = "/workspace"
+GATEWAY_DIR = "/run/reclaim-gateway"
+GATEWAY_PORT = 8787  # on the sandbox's own loopback; every sandbox has its own
 # What programs need from /etc; the rest (keys, credentials, service configs) stays out.
 ETC_ENTRIES = (
     "passwd", "group", "hosts", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
@@ -78,6 +80,8 @@ class BwrapSandbox(HostWorkspace):
         for b in self.config.binds:
             argv += ["--bind" if b.writable else "--ro-bind", str(b.host.resolve()), b.inside]
             bound.append((b.host.resolve(), b.inside))
+        if self.config.gateway is not None:
+            argv += ["--ro-bind", str(self.config.gateway.resolve()), GATEWAY_DIR]
         for h in self.config.hidden:
             h = h.resolve()
             for host, inside in bound:
@@ -85,6 +89,10 @@ class BwrapSandbox(HostWorkspace):
                     target = str(Path(inside) / h.relative_to(host))
                     argv += ["--tmpfs", target] if h.is_dir() else ["--ro-bind", "/dev/null", target]
         return argv + ["--chdir", WORKSPACE, "--"]
+
+    def gateway_url(self, host_url: str) -> str:
+        """Where programs inside reach the gateway."""
+        return f"http://127.0.0.1:{GATEWAY_PORT}"
 
     def inside(self, host: Path) -> str:
         host = host.resolve()
@@ -100,6 +108,10 @@ class BwrapSandbox(HostWorkspace):
         if self._argv is None:
             raise SandboxError("sandbox not started")
         full_env = base_env(self.config, WORKSPACE) | (env or {})
+        asked = cmd
+        if self.config.gateway is not None:  # a relay from the sandbox's loopback to the gateway
+            cmd = ["python3", f"{GATEWAY_DIR}/forward.py", str(GATEWAY_PORT), f"{GATEWAY_DIR}/gateway.sock",
+                   "--", *cmd]
         # bwrap reports the command's exit code on this fd; none means the sandbox never ran it
         status_r, status_w = os.pipe()
         argv = self._argv[:1] + ["--json-status-fd", str(status_w)] + self._argv[1:]
@@ -113,5 +125,5 @@ class BwrapSandbox(HostWorkspace):
         if b"exit-code" not in status and not res.timed_out:
             detail = stderr.read_text(errors="replace").strip()[-2000:]
             raise SandboxError(f"bwrap could not set up the sandbox: {detail}")
-        res.cmd = cmd
+        res.cmd = asked
         return res

@@ -25,6 +25,9 @@ class ProcessSandbox(HostWorkspace):
     def start(self) -> None:
         self.config.workspace.mkdir(parents=True, exist_ok=True)
 
+    def gateway_url(self, host_url: str) -> str:
+        return host_url  # no network namespace: the gateway's own port is reachable
+
     def inside(self, host: Path) -> str:
         host = host.resolve()
         if host == self.config.workspace.resolve() or any(b.host.resolve() == host for b in self.config.binds):

@@ -44,6 +44,8 @@ class RunSpec(BaseModel):
     sandbox: str
     jobs: int
     budget_scale: float = 1.0
+    model: str | None = Field(None, description="The model agents are asked to use (--model).")
+    upstreams: dict = Field(default_factory=dict, description="Where the gateway forwards (no keys).")
 
     def trial_keys(self) -> list[tuple[str, str, int]]:
         return [(t, a, s) for t in self.tasks for a in self.agents for s in self.seeds]
@@ -52,6 +54,9 @@ class RunSpec(BaseModel):
 class BudgetUse(BaseModel):
     wall_limit_s: float
     agent_wall_s: float = 0.0
+    model_calls: int = 0
+    model_tokens: int = 0
+    model_usd: float = 0.0
     reexec_wall_s: float = 0.0
     gpus: int = 0
     gpu_hours_allocated: float = Field(0.0, description="GPUs x agent wall time, as clusters count it.")
