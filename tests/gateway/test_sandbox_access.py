@@ -36,7 +36,7 @@ PY
 env > env.txt
 ps -eo args > ps.txt
 cat /proc/*/environ 2>/dev/null | tr '\0' '\n' > proc_env.txt
-grep -rl "sk-provider" /workspace /run /tmp /var /etc /agent-logs 2>/dev/null > found.txt || true
+grep -rlE "sk-prov[i]der" /workspace /run /tmp /var /etc /agent-logs 2>/dev/null > found.txt || true
 """
 
 
