@@ -6,6 +6,7 @@ from reclaim.agents.base import Agent, AgentContext
 from reclaim.agents.adversarial import CopyPaperAgent, OverclaimAgent, PartialAgent
 from reclaim.agents.baselines import FabricateAgent, NopAgent, ReferenceAgent
 from reclaim.agents.command import CommandAgent
+from reclaim.agents.llm import LLMAgent
 
 AGENTS = {
     "nop": ("does nothing; the floor", NopAgent),
@@ -14,6 +15,8 @@ AGENTS = {
     "copy-paper": ("greps the paper's number at run time and writes it; must never pass", CopyPaperAgent),
     "overclaim": ("runs a weakened experiment, claims the paper's number; must never pass", OverclaimAgent),
     "partial": ("runs a weakened experiment and reports it honestly; must not pass", PartialAgent),
+    "llm": ("the built-in tool-calling agent over the gateway: --agent llm --model NAME "
+            "(options: 'llm:protocol=anthropic,stream=1,steps=40')", LLMAgent),
     "command": ("runs your program in the sandbox: --agent 'command:./my_agent.sh'", CommandAgent),
 }
 
@@ -28,8 +31,11 @@ def make_agent(spec: str) -> Agent:
     if name not in AGENTS:
         raise UnknownAgent(f"unknown agent '{name}'; choose one of {', '.join(AGENTS)}")
     cls = AGENTS[name][1]
-    if name == "command":
-        return cls(arg)
+    if name in ("command", "llm"):
+        try:
+            return cls(arg)
+        except ValueError as e:
+            raise UnknownAgent(str(e)) from None
     if arg:
         raise UnknownAgent(f"agent '{name}' takes no argument (got '{arg}')")
     return cls()

@@ -18,6 +18,7 @@ from reclaim.cli.judging import (
     judge_config, judge_eval,
 )
 from reclaim.cli.tasks import tasks_app
+from reclaim.gateway import Upstreams
 from reclaim.report import FORMATS, build_report, render
 from reclaim.runner.run import DEFAULT_AGENTS, Progress as RunProgress, RunError, RunOptions, execute, plan_run
 from reclaim.sandbox import BACKENDS, PROCESS_WARNING, check_backend, default_backend
@@ -52,6 +53,11 @@ def pick_sandbox(name: str) -> str:
     if name == "process":
         err.print(Panel(PROCESS_WARNING, title="WARNING: no sandbox", style="bold red"))
     return name
+
+
+def upstreams(openai_url: str | None, anthropic_url: str | None, prices: Path | None) -> Upstreams:
+    given = {k: v for k, v in (("openai_base_url", openai_url), ("anthropic_base_url", anthropic_url)) if v}
+    return Upstreams(**given, prices_file=str(prices) if prices else None)
 
 
 def _progress_display(prog: Progress) -> RunProgress:
@@ -120,6 +126,12 @@ def run(
     judge: JudgeName = "rules", judge_model: JudgeModel = None, judge_base_url: JudgeBaseUrl = None,
     judge_samples: JudgeSamples = 3, judge_max_tokens: JudgeTokens = 30_000,
     judge_prices: JudgePrices = None, judge_cache: JudgeCache = None,
+    model: Annotated[Optional[str], typer.Option(help="Model for agents that call one (llm), through the gateway.")] = None,
+    openai_base_url: Annotated[Optional[str], typer.Option(
+        help="Upstream for OpenAI-protocol calls (default $OPENAI_BASE_URL or api.openai.com); key $OPENAI_API_KEY.")] = None,
+    anthropic_base_url: Annotated[Optional[str], typer.Option(
+        help="Upstream for Anthropic calls (default api.anthropic.com); key $ANTHROPIC_API_KEY.")] = None,
+    prices: Annotated[Optional[Path], typer.Option(help="YAML: model -> {input, output} USD per 1M tokens.")] = None,
     run_dir: Annotated[Optional[Path], typer.Option(help="Where to keep this run (default runs/<run_id>).")] = None,
     runs_root: Annotated[Path, typer.Option(help="Folder of runs and their index.")] = Path("runs"),
     resume: Annotated[Optional[Path], typer.Option(help="Finish an interrupted run in this folder.")] = None,
@@ -143,7 +155,7 @@ def run(
                           sandbox=pick_sandbox(sandbox), runs_root=runs_root,
                           judge=judge_config(judge, judge_model, judge_base_url, judge_samples,
                                              judge_max_tokens, judge_prices, judge_cache),
-                          run_dir=run_dir)
+                          run_dir=run_dir, model=model, upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
         rd = plan_run(opts)
     except (RunError, SpecError, FileNotFoundError, ValueError) as e:
         fail(str(e))
