@@ -79,6 +79,7 @@ class ScriptedOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # one answer, no 40 ms wait for a delayed ACK
 
             def log_message(self, *args):  # keep test output clean
                 pass
