@@ -6,6 +6,7 @@ from reclaim.agents.base import Agent, AgentContext
 from reclaim.agents.adversarial import CopyPaperAgent, OverclaimAgent, PartialAgent
 from reclaim.agents.baselines import FabricateAgent, NopAgent, ReferenceAgent
 from reclaim.agents.command import CommandAgent
+from reclaim.agents.external import TOOLS, ExternalAgent, availability
 from reclaim.agents.llm import LLMAgent
 
 AGENTS = {
@@ -28,8 +29,12 @@ class UnknownAgent(ValueError):
 def make_agent(spec: str) -> Agent:
     """Build an agent from 'name' or 'name:argument'."""
     name, _, arg = spec.partition(":")
+    if name in TOOLS:
+        if arg:
+            raise UnknownAgent(f"agent '{name}' takes no argument (got '{arg}'); the model comes from --model")
+        return ExternalAgent(TOOLS[name])
     if name not in AGENTS:
-        raise UnknownAgent(f"unknown agent '{name}'; choose one of {', '.join(AGENTS)}")
+        raise UnknownAgent(f"unknown agent '{name}'; choose one of {', '.join([*AGENTS, *TOOLS])}")
     cls = AGENTS[name][1]
     if name in ("command", "llm"):
         try:
@@ -41,4 +46,14 @@ def make_agent(spec: str) -> Agent:
     return cls()
 
 
-__all__ = ["AGENTS", "Agent", "AgentContext", "CommandAgent", "UnknownAgent", "make_agent"]
+def listing() -> list[tuple[str, bool, str]]:
+    """(name, available here, description or how to install) for every agent."""
+    rows = [(name, True, desc) for name, (desc, _) in AGENTS.items()]
+    for name, tool in TOOLS.items():
+        ok, detail = availability(tool)
+        note = "" if tool.tested else " (untested against the real binary)"
+        rows.append((name, ok, f"{detail}{note}"))
+    return rows
+
+
+__all__ = ["AGENTS", "TOOLS", "listing", "Agent", "AgentContext", "CommandAgent", "UnknownAgent", "make_agent"]

@@ -1,0 +1,72 @@
+"""One real third-party agent: mini-swe-agent from PyPI, in the sandbox, through the gateway."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_suite
+from scripted_openai import Reply, ScriptedOpenAI
+
+from reclaim.gateway import Upstreams
+from reclaim.suites import bundled
+from reclaim.trace import CommandFinished, ModelCall, Note, read_trace
+
+DEMO = bundled()["demo"]
+ROOT = Path(__file__).resolve().parents[2]
+TASK = "reimplement-huber-irls"
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory):
+    """mini-swe-agent installed where reclaim looks (./.agents, kept between local runs)."""
+    home = Path(os.environ.get("RECLAIM_AGENTS_HOME", ROOT / ".agents"))
+    os.environ["RECLAIM_AGENTS_HOME"] = str(home)
+    if not (home / "mini-swe-agent" / "bin" / "mini").exists():
+        res = subprocess.run([sys.executable, "-m", "reclaim.cli", "agents", "install", "mini-swe-agent"],
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    return home
+
+
+def commands(task_id: str) -> list[str]:
+    """What the scripted model has mini run: write the solution, run it, submit."""
+    ref = DEMO / task_id / "reference"
+    cmds = ["ls; head -3 TASK.md"]
+    for f in sorted(p for p in ref.iterdir() if p.is_file() and not p.name.startswith(("ref_weak", "weakened"))):
+        cmds.append(f"cat > {f.name} <<'RECLAIM_EOF'\n{f.read_text()}RECLAIM_EOF")
+    cmds += ["bash reproduce.sh && cat results.json", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]
+    return cmds
+
+
+def solver(body: dict) -> Reply:
+    task = re.search(r"# Task: ([a-z0-9-]+)", json.dumps(body)).group(1)
+    done = sum(m["role"] == "assistant" for m in body["messages"])
+    return Reply(content=f"THOUGHT: step {done}", tool_calls=[{"name": "bash", "arguments": {"command": commands(task)[done]}}],
+                 tokens=(900, 60))
+
+
+def test_mini_swe_agent_solves_a_demo_task_through_the_gateway(tmp_path, sandbox_name, mini, monkeypatch):
+    upstream = ScriptedOpenAI()
+    upstream.always(solver, n=100)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-provider")
+    try:
+        rd, (rec,) = run_suite(DEMO, tmp_path / "runs", ["mini-swe-agent"], sandbox_name, tasks=[TASK],
+                               model="gpt-4.1-mini", upstreams=Upstreams(openai_base_url=upstream.url))
+    finally:
+        upstream.close()
+    tdir = rd.trial_dir(rec.trial_id)
+    stderr = next((tdir / "logs").glob("agent-*.stderr")).read_text()[-3000:]
+    assert rec.outcome.value == "reproduced", (rec.error, stderr)
+    events = read_trace(tdir / "trace.jsonl")
+    calls = [e for e in events if isinstance(e, ModelCall)]
+    assert len(calls) == len(commands(TASK)) and all(c.tokens_in == 900 for c in calls)
+    assert all(r["auth"] == "Bearer sk-provider" for r in upstream.requests)
+    assert any(isinstance(e, Note) and e.message.startswith("[untrusted transcript]") for e in events)
+    audited = [e for e in events if isinstance(e, CommandFinished)]
+    assert audited[0].cmd[0] == "mini"
