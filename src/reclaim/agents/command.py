@@ -16,6 +16,7 @@ class CommandAgent:
 
     name = "command"
     needs_model = True
+    audited = True
 
     def __init__(self, command: str):
         if not command.strip():

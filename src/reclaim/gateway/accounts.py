@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,13 +29,16 @@ class Account:
     calls: int = 0
     exhausted: bool = False
     pending: list = field(default_factory=list, repr=False)
+    in_flight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def settle(self) -> None:
-        """Wait for calls still being written to the record."""
-        for fut in list(self.pending):
-            fut.result()
-        self.pending.clear()
+    def settle(self, timeout: float = 60.0) -> None:
+        """Wait until every call that reached the gateway is on the record."""
+        deadline = time.monotonic() + timeout
+        while self.in_flight > 0 and time.monotonic() < deadline:
+            time.sleep(0.002)  # a handler between answering and filing its record
+        while self.pending:
+            self.pending.pop(0).result()
 
     def check(self) -> None:
         if self.exhausted:

@@ -62,7 +62,8 @@ class Gateway:
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
-        self._recorder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reclaim-gw-record")
+        # one writer: records land in the order the calls were answered
+        self._recorder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reclaim-gw-record")
 
     # lifecycle ---------------------------------------------------------------------------
 
@@ -147,6 +148,13 @@ class Gateway:
             acct.check()
         except BudgetSpent as e:
             return _error(protocol, 403, "budget_exhausted", str(e))
+        acct.in_flight += 1  # only this event loop's thread changes it
+        try:
+            return await self._forward(request, acct, protocol)
+        finally:
+            acct.in_flight -= 1
+
+    async def _forward(self, request: web.Request, acct: Account, protocol: str) -> web.StreamResponse:
         body = await request.read()
         payload = _json(body)
         stream = bool(payload.get("stream"))

@@ -15,6 +15,7 @@ from reclaim.gateway import Gateway
 from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.judge import Judge
 from reclaim.materials import build_workspace
+from reclaim.runner import audit
 from reclaim.runner.recorder import Cancellation, Cancelled, Recorder, sha256_file, snapshot
 from reclaim.runner.reexec import reexecute
 from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, make_sandbox
@@ -118,7 +119,14 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
                                          max_usd=spec.budget.money_usd)
     config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds()],
                            hidden=s.hidden, gateway=s.gateway.socket_dir if account else None)
+    audit_dir = tdir / "audit"
+    if getattr(agent, "audited", False):  # black boxes: record every shell command they run
+        audit_dir.mkdir()
+        config.binds += audit.binds(audit_dir, s.sandbox)
     box = make_sandbox(s.sandbox, config)
+    if audit_dir.is_dir():
+        config.env.update({"BASH_ENV": box.inside(audit.HOOK),
+                           "RECLAIM_AUDIT_LOG": f"{box.inside(audit_dir)}/{audit.LOG}"})
     with timer("workspace_s"):
         rec.materials = build_workspace(task, ws, box.workspace_inside)
         provided = {p: sha256_file(ws / p) for p in snapshot(ws)}
@@ -135,6 +143,7 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
             trace.emit(Note, phase="agent", level="warning", message=str(e))
         finally:
             box.stop()
+            audit.import_log(audit_dir / audit.LOG, trace)
             if account is not None:
                 s.gateway.close_account(account)  # every call is on the record before we go on
                 rec.budget.model_calls, rec.budget.model_tokens = account.calls, account.tokens

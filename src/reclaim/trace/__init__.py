@@ -1,12 +1,12 @@
 """The trial's record: harness-observed events, appended and flushed as they happen."""
 
 from reclaim.trace.events import (
-    BudgetEvent, CommandFinished, CommandStarted, Event, FileChange, ModelCall, Note, TrialFinished,
+    BudgetEvent, CommandFinished, CommandStarted, Event, FileChange, ModelCall, Note, ShellCommand, TrialFinished,
     TrialStarted,
 )
 from reclaim.trace.log import TraceWriter, read_trace
 
 __all__ = [
-    "BudgetEvent", "CommandFinished", "CommandStarted", "Event", "FileChange", "ModelCall", "Note",
+    "BudgetEvent", "CommandFinished", "CommandStarted", "Event", "FileChange", "ModelCall", "Note", "ShellCommand",
     "TraceWriter", "TrialFinished", "TrialStarted", "read_trace",
 ]

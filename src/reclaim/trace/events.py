@@ -87,6 +87,16 @@ class ModelCall(_Event):
     error: str | None = None
 
 
+class ShellCommand(_Event):
+    """A shell command the agent's programs ran inside the sandbox, from the harness's audit hook."""
+
+    kind: Literal["shell_command"] = "shell_command"
+    at: float = Field(description="When it started, by the sandbox's clock.")
+    pid: int
+    cmd: str
+    exit_code: int | None = Field(description="None when the shell ended before reporting it.")
+
+
 class TrialFinished(_Event):
     kind: Literal["trial_finished"] = "trial_finished"
     status: str
@@ -94,6 +104,6 @@ class TrialFinished(_Event):
 
 
 Event = Annotated[
-    TrialStarted | CommandStarted | CommandFinished | BudgetEvent | Note | ModelCall | TrialFinished,
+    TrialStarted | CommandStarted | CommandFinished | BudgetEvent | Note | ModelCall | ShellCommand | TrialFinished,
     Field(discriminator="kind"),
 ]
