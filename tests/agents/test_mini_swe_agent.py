@@ -68,7 +68,7 @@ def test_mini_swe_agent_solves_a_demo_task_through_the_gateway(tmp_path, sandbox
     assert len(calls) == len(commands(TASK)) and all(c.tokens_in == 900 for c in calls)
     assert all(r["auth"] == "Bearer sk-provider" for r in upstream.requests)
     assert any(isinstance(e, Note) and e.message.startswith("[untrusted transcript]") for e in events)
-    (launch,) = [e for e in events if isinstance(e, CommandFinished)]
+    (launch,) = [e for e in events if isinstance(e, CommandFinished) and e.phase == "agent"]
     assert launch.cmd[0] == "mini"
     audited = [e.cmd for e in events if isinstance(e, ShellCommand)]
     if sandbox_name == "bwrap":  # mini runs its commands through /bin/sh: the audit saw each one
