@@ -194,7 +194,7 @@ def agents(ctx: typer.Context) -> None:
         return
     for name, ok, detail in listing():
         mark = "[green]available[/]  " if ok else "[yellow]unavailable[/]"
-        console.print(f"[bold]{name:<15}[/] {mark} {detail}", highlight=False)
+        console.print(f"[bold]{name:<15}[/] {mark} {detail}", highlight=False, soft_wrap=True)
 
 
 @agents_app.command("install")
