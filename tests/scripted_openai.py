@@ -94,8 +94,15 @@ class ScriptedOpenAI:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 owner.requests.append({"path": self.path, "body": body,
                                        "auth": self.headers.get("Authorization", ""),
-                                       "x-api-key": self.headers.get("x-api-key", "")})
-                path = self.path.rstrip("/")
+                                       "x-api-key": self.headers.get("x-api-key", ""),
+                                       "x-goog-api-key": self.headers.get("x-goog-api-key", "")})
+                path = self.path.split("?")[0].rstrip("/")
+                if path.startswith("/v1beta/models/") and ":" in path:  # Gemini generateContent
+                    reply = owner._next(body)
+                    model = path.removeprefix("/v1beta/models/").split(":")[0]
+                    if path.endswith(":streamGenerateContent"):
+                        return self._sse(list(_gemini_stream(reply, model)))
+                    return self._json(200, _gemini_body(reply, model))
                 if path not in ("/v1/chat/completions", "/v1/messages", "/v1/responses"):
                     return self._json(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
                 reply = owner._next(body)
@@ -215,6 +222,20 @@ def _responses_stream(r: Reply, model: str, body: dict):
     for i in range(0, len(r.text), 7):
         yield _event("response.output_text.delta", {"type": "response.output_text.delta", "delta": r.text[i:i + 7]})
     yield _event("response.completed", {"type": "response.completed", "response": _responses_body(r, model)})
+
+
+def _gemini_body(r: Reply, model: str, text: str | None = None, out: int | None = None) -> dict:
+    return {"candidates": [{"content": {"role": "model", "parts": [{"text": r.text if text is None else text}]},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": r.tokens[0],
+                              "candidatesTokenCount": r.tokens[1] if out is None else out,
+                              "totalTokenCount": sum(r.tokens)}, "modelVersion": model}
+
+
+def _gemini_stream(r: Reply, model: str):
+    pieces = [r.text[i:i + 7] for i in range(0, len(r.text), 7)] or [""]
+    for n, piece in enumerate(pieces, 1):
+        yield _data(_gemini_body(r, model, piece, out=round(r.tokens[1] * n / len(pieces))))
 
 
 BODIES = {"chat": _chat_body, "anthropic": _anthropic_body, "responses": _responses_body}

@@ -10,7 +10,7 @@ from conftest import run_suite, task_yaml, write_suite
 from typer.testing import CliRunner
 
 from reclaim.agents import make_agent
-from reclaim.agents.external import TOOLS, availability
+from reclaim.agents.external import TOOLS
 from reclaim.agents.transcripts import aider, claude_code, codex, mini_swe_agent
 from reclaim.cli.main import app
 
@@ -35,8 +35,7 @@ def test_tool_specific_settings():
     assert TOOLS["mini-swe-agent"].env("m", "u", "/l")["MSWEA_COST_TRACKING"] == "ignore_errors"
     assert TOOLS["openhands"].env("m", "http://g", "/l")["LLM_BASE_URL"] == "http://g/v1"
     assert "--no-git" in TOOLS["aider"].argv("p", "m", "/l")
-    ok, why = availability(TOOLS["gemini-cli"])
-    assert not ok and "does not proxy" in why
+    assert TOOLS["gemini-cli"].env("m", "http://g", "/l")["GOOGLE_GEMINI_BASE_URL"] == "http://g"
 
 
 def test_a_missing_agent_is_a_harness_error_not_a_failure(tmp_path, sandbox_name, monkeypatch):

@@ -127,3 +127,30 @@ def test_upstream_down_is_a_502_on_the_record(tmp_path, monkeypatch):
         assert call.status == 502 and "unreachable" in call.error
     finally:
         gw.stop()
+
+
+def test_gemini_generate_content_plain_and_streamed(upstream, tmp_path, monkeypatch):
+    monkeypatch.setenv("GEMINI_API_KEY", "sk-provider-gemini")
+    gw = Gateway(Upstreams(openai_base_url=upstream.url, gemini_base_url=upstream.base)).start()
+    try:
+        trace = TraceWriter(tmp_path / "g" / "trace.jsonl")
+        acct = gw.open_account("tg", trace, tmp_path / "g" / "agent")
+        upstream.push(Reply(content="ciao", tokens=(31, 4)), Reply(content="streamed ciao", tokens=(32, 7)))
+        req = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+        r = httpx.post(gw.url + "/v1beta/models/gemini-2.5-flash:generateContent", json=req,
+                       headers={"x-goog-api-key": acct.token})
+        assert r.status_code == 200 and r.json()["candidates"][0]["content"]["parts"][0]["text"] == "ciao"
+        with httpx.stream("POST", gw.url + f"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key={acct.token}",
+                          json=req) as s:
+            parts = [json.loads(line[5:])["candidates"][0]["content"]["parts"][0]["text"]
+                     for line in s.iter_lines() if line.startswith("data:")]
+        assert "".join(parts) == "streamed ciao"
+        assert [r["x-goog-api-key"] for r in upstream.requests] == ["sk-provider-gemini"] * 2
+        assert "key=" not in upstream.requests[1]["path"] and "alt=sse" in upstream.requests[1]["path"]
+        a, b = calls(acct, gw)
+        assert (a.protocol, a.model, a.tokens_in, a.tokens_out) == ("gemini", "gemini-2.5-flash", 31, 4)
+        assert (b.stream, b.tokens_in, b.tokens_out) == (True, 32, 7)
+        assert a.cost_usd == pytest.approx((31 * 0.30 + 4 * 2.50) / 1e6)
+        trace.close()
+    finally:
+        gw.stop()

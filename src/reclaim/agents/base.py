@@ -45,6 +45,7 @@ class AgentContext:
         env = {
             "OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_BASE": f"{url}/v1", "OPENAI_API_KEY": self.model.token,
             "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": self.model.token,
+            "GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": self.model.token,
         }
         if self.model.name:
             env["RECLAIM_MODEL"] = self.model.name

@@ -74,7 +74,7 @@ TOOLS = {t.name: t for t in [
          lambda m, url, logs: {"CODEX_HOME": f"{logs}/home/.codex"}),
     Tool("gemini-cli", "gemini", "npm install -g @google/gemini-cli", "gemini",
          lambda p, m, logs: ["gemini", "-p", p, "--yolo", "-m", m],
-         unsupported="Gemini CLI speaks Google's Gemini API, which the gateway does not proxy yet"),
+         lambda m, url, logs: {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_MODEL": m}),
     Tool("openhands", "python", _venv_install("openhands-ai", "openhands"), "openai",
          lambda p, m, logs: ["python", "-m", "openhands.core.main", "-t", p],
          lambda m, url, logs: {"LLM_MODEL": f"openai/{m}", "LLM_BASE_URL": f"{url}/v1", "RUNTIME": "local",

@@ -21,6 +21,8 @@ PRICES: dict[str, tuple[float, float]] = {
     "o4-mini": (1.10, 4.40),
     "claude-sonnet-4-5": (3.00, 15.00),
     "claude-haiku-4-5": (1.00, 5.00),
+    "gemini-2.5-pro": (1.25, 10.00),
+    "gemini-2.5-flash": (0.30, 2.50),
 }
 
 

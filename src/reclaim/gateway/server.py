@@ -36,11 +36,15 @@ class Upstreams(BaseModel):
 
     openai_base_url: str = Field(default_factory=lambda: os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"))
     anthropic_base_url: str = Field(default_factory=lambda: os.environ.get("ANTHROPIC_BASE_URL", "https://api.anthropic.com"))
+    gemini_base_url: str = Field(default_factory=lambda: os.environ.get(
+        "GOOGLE_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com"))
     prices_file: str | None = None
 
 
 def _error(protocol: str, status: int, kind: str, message: str) -> web.Response:
-    if protocol == "anthropic":
+    if protocol == "gemini":
+        body = {"error": {"code": status, "message": message, "status": kind.upper()}}
+    elif protocol == "anthropic":
         body = {"type": "error", "error": {"type": kind, "message": message}}
     else:
         body = {"error": {"message": message, "type": kind, "code": kind}}
@@ -51,7 +55,8 @@ class Gateway:
     def __init__(self, upstreams: Upstreams | None = None):
         self.upstreams = upstreams or Upstreams()
         self._keys = {"openai": os.environ.get("OPENAI_API_KEY", ""),
-                      "anthropic": os.environ.get("ANTHROPIC_API_KEY", "")}
+                      "anthropic": os.environ.get("ANTHROPIC_API_KEY", ""),
+                      "gemini": os.environ.get("GEMINI_API_KEY", os.environ.get("GOOGLE_API_KEY", ""))}
         self.prices = load_prices(self.upstreams.prices_file)
         self.accounts: dict[str, Account] = {}
         self.socket_dir = Path(tempfile.mkdtemp(prefix="reclaim-gw-"))  # short: socket paths are limited
@@ -88,6 +93,8 @@ class Gateway:
         app.router.add_post("/v1/responses", self._proxy)
         app.router.add_post("/v1/messages", self._proxy)
         app.router.add_get("/v1/models", self._proxy)
+        app.router.add_post("/v1beta/models/{action}", self._proxy)  # Gemini: models/NAME:generateContent
+        app.router.add_get("/v1beta/models", self._proxy)
         self._session = aiohttp.ClientSession(
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600),
             connector=aiohttp.TCPConnector(limit=256))
@@ -137,9 +144,11 @@ class Gateway:
     # proxy -------------------------------------------------------------------------------
 
     async def _proxy(self, request: web.Request) -> web.StreamResponse:
-        protocol = "anthropic" if request.path == "/v1/messages" else "openai"
+        protocol = ("anthropic" if request.path == "/v1/messages"
+                    else "gemini" if request.path.startswith("/v1beta/") else "openai")
         auth = request.headers.get("Authorization", "")
-        token = auth[7:] if auth.startswith("Bearer ") else request.headers.get("x-api-key", "")
+        token = (auth[7:] if auth.startswith("Bearer ") else request.headers.get("x-api-key")
+                 or request.headers.get("x-goog-api-key") or request.query.get("key", ""))
         acct = self.accounts.get(token)
         if acct is None:
             return _error(protocol, 401, "authentication_error",
@@ -157,7 +166,7 @@ class Gateway:
     async def _forward(self, request: web.Request, acct: Account, protocol: str) -> web.StreamResponse:
         body = await request.read()
         payload = _json(body)
-        stream = bool(payload.get("stream"))
+        stream = bool(payload.get("stream")) or ":streamGenerateContent" in request.path
         if stream and request.path == "/v1/chat/completions":
             payload.setdefault("stream_options", {})["include_usage"] = True  # usage in the last chunk
             body = json.dumps(payload).encode()
@@ -191,7 +200,7 @@ class Gateway:
             if not resp.prepared:
                 resp = _error(protocol, 502, "upstream_error", f"reclaim gateway: {error}")
         latency = time.perf_counter() - t0
-        model = str(payload.get("model", "")) or model_of(bytes(raw))
+        model = str(payload.get("model", "")) or _gemini_model(request.path) or model_of(bytes(raw))
         if request.method == "POST":
             price = cost(self.prices, model, *tokens)
             # recorded after the answer went out, so the disk never slows the agent's call down
@@ -203,6 +212,10 @@ class Gateway:
 
     def _route(self, protocol: str, request: web.Request) -> tuple[str, dict[str, str]]:
         headers = {"Content-Type": "application/json", "Accept": request.headers.get("Accept", "*/*")}
+        if protocol == "gemini":
+            headers["x-goog-api-key"] = self._keys["gemini"]
+            query = "&".join(f"{k}={v}" for k, v in request.query.items() if k != "key")
+            return self.upstreams.gemini_base_url.rstrip("/") + request.path + (f"?{query}" if query else ""), headers
         if protocol == "anthropic":
             base = self.upstreams.anthropic_base_url.rstrip("/")
             headers["x-api-key"] = self._keys["anthropic"]
@@ -213,6 +226,13 @@ class Gateway:
         base = self.upstreams.openai_base_url.rstrip("/")
         headers["Authorization"] = f"Bearer {self._keys['openai']}"
         return base + request.path.removeprefix("/v1"), headers
+
+
+def _gemini_model(path: str) -> str:
+    """'/v1beta/models/gemini-2.5-pro:generateContent' -> 'gemini-2.5-pro'."""
+    if not path.startswith("/v1beta/models/"):
+        return ""
+    return path.removeprefix("/v1beta/models/").split(":", 1)[0]
 
 
 def _json(body: bytes) -> dict:

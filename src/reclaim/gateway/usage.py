@@ -7,6 +7,9 @@ import json
 
 def from_json(protocol: str, body: dict) -> tuple[int, int]:
     """(input tokens, output tokens) of a complete answer."""
+    if protocol == "gemini":
+        m = body.get("usageMetadata") or {}
+        return int(m.get("promptTokenCount") or 0), int(m.get("candidatesTokenCount") or 0)
     u = body.get("usage") or {}
     if protocol == "anthropic":
         return int(u.get("input_tokens") or 0), int(u.get("output_tokens") or 0)
@@ -39,6 +42,10 @@ class StreamUsage:
         except ValueError:
             return
         if not isinstance(ev, dict):
+            return
+        if self.protocol == "gemini":  # each chunk carries the usage so far
+            if ev.get("usageMetadata"):
+                self.tokens_in, self.tokens_out = from_json("gemini", ev)
             return
         if self.protocol == "anthropic":
             if ev.get("type") == "message_start":

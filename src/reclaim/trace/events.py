@@ -73,7 +73,7 @@ class ModelCall(_Event):
     """One call an agent made to a model, as the gateway saw it."""
 
     kind: Literal["model_call"] = "model_call"
-    protocol: Literal["openai", "anthropic"]
+    protocol: Literal["openai", "anthropic", "gemini"]
     endpoint: str
     model: str
     stream: bool
