@@ -132,6 +132,9 @@ def run(
     anthropic_base_url: Annotated[Optional[str], typer.Option(
         help="Upstream for Anthropic calls (default api.anthropic.com); key $ANTHROPIC_API_KEY.")] = None,
     prices: Annotated[Optional[Path], typer.Option(help="YAML: model -> {input, output} USD per 1M tokens.")] = None,
+    gpus: Annotated[Optional[str], typer.Option(
+        help="GPUs: auto (NVML if present), none, nvml, indices like 0,1, or fake:N for dry runs.")] = None,
+    budget_scale: Annotated[float, typer.Option(help="Scale every budget, e.g. 0.1 for a cheap trial run.")] = 1.0,
     run_dir: Annotated[Optional[Path], typer.Option(help="Where to keep this run (default runs/<run_id>).")] = None,
     runs_root: Annotated[Path, typer.Option(help="Folder of runs and their index.")] = Path("runs"),
     resume: Annotated[Optional[Path], typer.Option(help="Finish an interrupted run in this folder.")] = None,
@@ -155,7 +158,7 @@ def run(
                           sandbox=pick_sandbox(sandbox), runs_root=runs_root,
                           judge=judge_config(judge, judge_model, judge_base_url, judge_samples,
                                              judge_max_tokens, judge_prices, judge_cache),
-                          run_dir=run_dir, model=model, upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
+                          run_dir=run_dir, model=model, gpus=gpus, budget_scale=budget_scale, upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
         rd = plan_run(opts)
     except (RunError, SpecError, FileNotFoundError, ValueError) as e:
         fail(str(e))

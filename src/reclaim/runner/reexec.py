@@ -22,7 +22,7 @@ EXCLUDED = (RESULTS, PAPER_MD, TASK_MD)
 
 def reexecute(trial_dir: Path, *, metric: str, sandbox: str, wall_seconds: float, trace: TraceWriter,
               hidden: list[Path], provided: dict[str, str],
-              cancellation: Cancellation | None = None) -> tuple[ReexecRecord, float]:
+              cancellation: Cancellation | None = None, extras: dict | None = None) -> tuple[ReexecRecord, float]:
     """Run reproduce.sh again; return its record and the seconds its commands took.
 
     ``provided`` maps the files the harness put in the workspace to their sha256; files still
@@ -34,7 +34,7 @@ def reexecute(trial_dir: Path, *, metric: str, sandbox: str, wall_seconds: float
     if not (ws / SCRIPT).is_file():
         return ReexecRecord(ran=False, reason=f"no {SCRIPT} in the workspace root"), 0.0
     kw = dict(sandbox=sandbox, wall_seconds=wall_seconds, trace=trace, hidden=hidden, provided=provided,
-              cancellation=cancellation)
+              cancellation=cancellation, extras=extras or {})
     record, seconds = _run_copy(ws, base, set(EXCLUDED), **kw)
     value, _ = read_metric(base / "workspace" / RESULTS, metric)
     if record.exit_code == 0 and value is not None and checkable(value):
@@ -48,7 +48,7 @@ def reexecute(trial_dir: Path, *, metric: str, sandbox: str, wall_seconds: float
 
 def _run_copy(ws: Path, base: Path, exclude: set[str], *, sandbox: str, wall_seconds: float,
               trace: TraceWriter, hidden: list[Path], provided: dict[str, str],
-              cancellation: Cancellation | None) -> tuple[ReexecRecord, float]:
+              cancellation: Cancellation | None, extras: dict) -> tuple[ReexecRecord, float]:
     dest = base / "workspace"
     if dest.exists():
         shutil.rmtree(dest)
@@ -60,7 +60,7 @@ def _run_copy(ws: Path, base: Path, exclude: set[str], *, sandbox: str, wall_sec
     shutil.copytree(ws, dest, symlinks=True, ignore=ignore)
     removed = sorted(p for p in exclude if (ws / p).exists())
     before = snapshot(dest)
-    box = make_sandbox(sandbox, SandboxConfig(dest, hidden=hidden))
+    box = make_sandbox(sandbox, SandboxConfig(dest, hidden=hidden, **extras))
     box.start()
     rec = Recorder(box, trace, dest, base / "logs", "reexec", Deadline(wall_seconds), cancellation)
     timed_out = False

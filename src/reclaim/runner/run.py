@@ -11,8 +11,11 @@ from pathlib import Path
 
 import reclaim
 from reclaim.agents import make_agent
+from reclaim.budget.capacity import Capacity
+from reclaim.budget.gpus import Allocator, GpuError, discover
 from reclaim.gateway import Gateway, Upstreams
 from reclaim.judge import JudgeConfig, make_judge
+from reclaim.runner.resources import time_limit
 from reclaim.runner.trial import TrialSettings, run_trial
 from reclaim.sandbox import check_backend, kill_strays
 from reclaim.spec import Level, Problem, SpecError, Suite, load_suite
@@ -40,6 +43,7 @@ class RunOptions:
     budget_scale: float = 1.0
     model: str | None = None
     upstreams: Upstreams = field(default_factory=Upstreams)
+    gpus: str | None = None
 
 
 def new_run_id() -> str:
@@ -71,6 +75,12 @@ def plan_run(opts: RunOptions) -> RunDir:
         raise RunError("no task matches the --task/--level filters")
     if opts.seeds < 1 or opts.jobs < 1:
         raise RunError("--seeds and --jobs must be at least 1")
+    if opts.budget_scale <= 0:
+        raise RunError("--budget-scale must be positive")
+    try:
+        discover(opts.gpus)
+    except GpuError as e:
+        raise RunError(str(e)) from None
     run_id = new_run_id() if opts.run_dir is None else Path(opts.run_dir).name
     rd = RunDir(opts.run_dir or Path(opts.runs_root) / run_id)
     if (rd.path / "run.json").exists():
@@ -81,7 +91,7 @@ def plan_run(opts: RunOptions) -> RunDir:
         suite_version=suite.meta.version, task_hashes={t.id: t.hash for t in tasks},
         tasks=[t.id for t in tasks], agents=list(opts.agents), seeds=list(range(opts.seeds)),
         judge=opts.judge.label, judge_config=opts.judge.model_dump(), sandbox=opts.sandbox, jobs=opts.jobs,
-        budget_scale=opts.budget_scale, model=opts.model, upstreams=opts.upstreams.model_dump())
+        budget_scale=opts.budget_scale, model=opts.model, upstreams=opts.upstreams.model_dump(), gpus=opts.gpus)
     rd.write_spec(spec)
     _index(rd, lambda ix: ix.add_run(spec, rd.path))
     return rd
@@ -132,15 +142,25 @@ def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
         pending.append((suite.task(task_id), agent, seed))
     total = len(spec.trial_keys())
     progress.planned(total, total - len(pending))
+    # longest budget first: the order that keeps a pool of workers busy to the end
+    pending.sort(key=lambda key: -time_limit(key[0].spec.budget, spec.budget_scale))
+    backend = discover(spec.gpus, fake_root=rd.path / "fake-gpus")
+    capacity = Capacity()
     settings = TrialSettings(run_id=spec.run_id, run_dir=rd, sandbox=spec.sandbox,
                              judge=make_judge(run_judge(spec)), hidden=hidden_paths(suite, rd),
-                             budget_scale=spec.budget_scale, model=spec.model)
+                             budget_scale=spec.budget_scale, model=spec.model, gpu_backend=backend,
+                             allocator=Allocator(backend.devices()) if backend else None)
     if pending and any(make_agent(a).needs_model for a in spec.agents):
         settings.gateway = Gateway(Upstreams.model_validate(spec.upstreams)).start()
 
     def one(task, agent, seed):
-        progress.started(trial_id(task.id, agent, seed))
-        return run_trial(settings, task, agent, seed)
+        need = (task.spec.budget.cpus, int(task.spec.budget.memory_gb * 1024))
+        capacity.acquire(*need)
+        try:
+            progress.started(trial_id(task.id, agent, seed))
+            return run_trial(settings, task, agent, seed)
+        finally:
+            capacity.release(*need)
 
     with ThreadPoolExecutor(max_workers=spec.jobs) as pool:
         futures = [pool.submit(one, *key) for key in pending]

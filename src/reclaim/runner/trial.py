@@ -11,6 +11,7 @@ from pathlib import Path
 
 from reclaim.agents import AgentContext, make_agent
 from reclaim.agents.base import ModelAccess
+from reclaim.budget.gpus import Allocator, GpuBackend
 from reclaim.gateway import Gateway
 from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.judge import Judge
@@ -18,6 +19,7 @@ from reclaim.materials import build_workspace
 from reclaim.runner import audit
 from reclaim.runner.recorder import Cancellation, Cancelled, Recorder, sha256_file, snapshot
 from reclaim.runner.reexec import reexecute
+from reclaim.runner.resources import Resources, time_limit
 from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, make_sandbox
 from reclaim.spec import Task
 from reclaim.store import (
@@ -43,6 +45,8 @@ class TrialSettings:
     cancellation: Cancellation = field(default_factory=Cancellation)
     gateway: Gateway | None = None
     model: str | None = None
+    allocator: Allocator | None = None
+    gpu_backend: GpuBackend | None = None
 
 
 class _Timer:
@@ -71,7 +75,7 @@ def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> Trial
     tid = trial_id(task.id, agent_spec, seed)
     tdir = s.run_dir.trial_dir(tid)
     tdir.mkdir(parents=True)
-    wall = spec.budget.wall_seconds * s.budget_scale
+    wall = time_limit(spec.budget, s.budget_scale)
     rec = TrialRecord(
         trial_id=tid, run_id=s.run_id, task=task.id, level=spec.level.value,
         agent=agent_label(agent_spec), seed=seed, spec_hash=task.hash, status=Status.running,
@@ -111,14 +115,36 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
     if s.sandbox == "process":
         trace.emit(Note, phase="setup", level="warning", message=PROCESS_WARNING)
     agent = make_agent(agent_spec)
+    resources = Resources.acquire(spec.budget, tdir, s.allocator, s.gpu_backend, f"task {task.id}")
+    try:
+        _work(s, task, agent, seed, tdir, rec, trace, timer, wall, resources)
+    finally:
+        resources.release()
+    with timer("judge_s"):
+        verdict = s.judge.judge(spec, tdir, rec.status)
+        write_model(tdir / VERDICT_JSON, verdict)
+        write_model(tdir / VERDICTS / f"{s.judge.label}.json", verdict)
+    rec.judge, rec.outcome = s.judge.label, verdict.outcome
+    rec.measured, rec.target = verdict.measured, verdict.target
+    if rec.status == Status.running:
+        rec.status = Status.completed
+
+
+def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: TrialRecord, trace: TraceWriter,
+          timer: _Timer, wall: float, resources: Resources) -> None:
+    """The agent, then the re-execution, each in its sandbox, within the trial's resources."""
+    spec = task.spec
     ws, logs = tdir / "workspace", tdir / "agent"
     logs.mkdir()
     account = None
     if s.gateway is not None and agent.needs_model:
         account = s.gateway.open_account(rec.trial_id, trace, logs / "llm-calls", max_tokens=spec.budget.model_tokens,
                                          max_usd=spec.budget.money_usd)
-    config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds()],
-                           hidden=s.hidden, gateway=s.gateway.socket_dir if account else None)
+    resources.phase_limits()
+    config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds(),
+                                      *resources.binds()],
+                           hidden=s.hidden, gateway=s.gateway.socket_dir if account else None,
+                           env=resources.env(), **resources.sandbox_extras())
     audit_dir = tdir / "audit"
     if getattr(agent, "audited", False):  # black boxes: record every shell command they run
         audit_dir.mkdir()
@@ -132,6 +158,8 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
         provided = {p: sha256_file(ws / p) for p in snapshot(ws)}
         (tdir / PROVIDED).write_text(json.dumps(provided, indent=1, sort_keys=True))
     deadline = Deadline(wall)
+    monitor = resources.watch(deadline, trace)
+    config.env["RECLAIM_DEADLINE"] = f"{monitor.deadline_unix:.0f}"
     recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline, s.cancellation)
     with timer("agent_s"):
         box.start()
@@ -151,20 +179,16 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
                 if account.exhausted:
                     rec.status = Status.budget_exhausted
     rec.budget.agent_wall_s = round(deadline.elapsed, 3)
-    rec.budget.gpu_hours_allocated = spec.budget.gpus * deadline.elapsed / 3600
+    rec.budget.gpu_hours_allocated = len(resources.gpus) * deadline.elapsed / 3600
+    resources.record(rec, "agent")
     timer.seconds["agent_commands_s"] = recorder.command_seconds
     if rec.status != Status.budget_exhausted:
         with timer("reexec_s"):
+            resources.phase_limits()
             rx, rx_cmd = reexecute(tdir, metric=spec.target.metric, sandbox=s.sandbox, wall_seconds=wall, trace=trace,
-                                   hidden=s.hidden, provided=provided, cancellation=s.cancellation)
+                                   hidden=s.hidden, provided=provided, cancellation=s.cancellation,
+                                   extras={"env": resources.env(), **resources.sandbox_extras()})
             write_model(tdir / "reexec" / "reexec.json", rx)
+            resources.record(rec, "reexec")
         rec.budget.reexec_wall_s = round(rx.wall_s, 3)
         timer.seconds["reexec_commands_s"] = rx_cmd
-    with timer("judge_s"):
-        verdict = s.judge.judge(spec, tdir, rec.status)
-        write_model(tdir / VERDICT_JSON, verdict)
-        write_model(tdir / VERDICTS / f"{s.judge.label}.json", verdict)
-    rec.judge, rec.outcome = s.judge.label, verdict.outcome
-    rec.measured, rec.target = verdict.measured, verdict.target
-    if rec.status == Status.running:
-        rec.status = Status.completed

@@ -40,6 +40,11 @@ class SandboxConfig:
     """Host paths that must not be visible even if they lie inside a bound folder."""
     gateway: Path | None = None
     """Folder holding the model gateway's Unix socket and forwarder; the only way out."""
+    devices: list[tuple[str, str]] = field(default_factory=list)
+    """Device files made available inside, (host path, path inside): the trial's GPUs."""
+    launcher: list[str] = field(default_factory=list)
+    """Put before the sandbox's own command line, e.g. to join the trial's cgroups."""
+    launcher_env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -82,6 +82,8 @@ class BwrapSandbox(HostWorkspace):
             bound.append((b.host.resolve(), b.inside))
         if self.config.gateway is not None:
             argv += ["--ro-bind", str(self.config.gateway.resolve()), GATEWAY_DIR]
+        for host, inside in self.config.devices:
+            argv += ["--dev-bind", host, inside]
         for h in self.config.hidden:
             h = h.resolve()
             for host, inside in bound:
@@ -116,7 +118,8 @@ class BwrapSandbox(HostWorkspace):
         status_r, status_w = os.pipe()
         argv = self._argv[:1] + ["--json-status-fd", str(status_w)] + self._argv[1:]
         try:
-            res = run_killable(argv + cmd, cwd=None, env=full_env, stdout=stdout, stderr=stderr,
+            res = run_killable(self.config.launcher + argv + cmd, cwd=None,
+                               env=full_env | self.config.launcher_env, stdout=stdout, stderr=stderr,
                                timeout=timeout, procs=self._procs, pass_fds=(status_w,))
         finally:
             os.close(status_w)

@@ -37,5 +37,6 @@ class ProcessSandbox(HostWorkspace):
     def exec(self, cmd: list[str], *, stdout: Path, stderr: Path, timeout: float | None = None,
              env: dict[str, str] | None = None) -> ExecResult:
         full_env = base_env(self.config, self.workspace_inside) | (env or {})
-        return run_killable(cmd, cwd=self.workspace_inside, env=full_env, stdout=stdout,
+        return run_killable(self.config.launcher + cmd, cwd=self.workspace_inside,
+                            env=full_env | self.config.launcher_env, stdout=stdout,
                             stderr=stderr, timeout=timeout, procs=self._procs)

@@ -45,6 +45,7 @@ class RunSpec(BaseModel):
     jobs: int
     budget_scale: float = 1.0
     model: str | None = Field(None, description="The model agents are asked to use (--model).")
+    gpus: str | None = Field(None, description="--gpus: auto, none, nvml, fake:N or indices like 0,1.")
     upstreams: dict = Field(default_factory=dict, description="Where the gateway forwards (no keys).")
 
     def trial_keys(self) -> list[tuple[str, str, int]]:
@@ -61,6 +62,14 @@ class BudgetUse(BaseModel):
     gpus: int = 0
     gpu_hours_allocated: float = Field(0.0, description="GPUs x agent wall time, as clusters count it.")
     gpu_hours_limit: float = 0.0
+    gpu_hours_busy: float | None = Field(None, description="GPU-hours the GPUs were busy (NVML samples).")
+    energy_wh: float | None = Field(None, description="GPU energy, watt-hours (NVML samples).")
+    gpu_ids: list[int] = Field(default_factory=list)
+    gpu_wait_s: float = Field(0.0, description="Waiting for free GPUs, before the clock started.")
+    agent_cpu_s: float | None = None
+    agent_peak_memory_mb: float | None = None
+    reexec_cpu_s: float | None = None
+    reexec_peak_memory_mb: float | None = None
 
 
 class TrialRecord(BaseModel):

@@ -1,0 +1,136 @@
+"""Memory, CPU and process limits: cgroups where the machine lets us, rlimits otherwise.
+
+A trial's commands start through a one-line shell that puts itself in the trial's cgroups and
+then execs the sandbox, so nothing the trial starts escapes them. The same cgroups meter what
+the trial used: CPU time, peak memory, and whether the memory limit killed something.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+JOIN = 'for p in $RECLAIM_CGROUPS; do echo $$ > "$p/cgroup.procs" || exit 125; done; exec "$@"'
+
+
+@dataclass
+class Usage:
+    cpu_s: float | None = None
+    peak_memory_mb: float | None = None
+    oom_killed: bool = False
+
+
+@dataclass
+class Limits:
+    """The limits of one phase of one trial, and what enforces them."""
+
+    memory_mb: int
+    cpus: int
+    pids: int = 4096
+    gpus: bool = False
+    enforced: list[str] = field(default_factory=list)
+    _groups: dict[str, Path] = field(default_factory=dict)
+    _prefix: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+    def start(self) -> Limits:
+        name = f"reclaim-{secrets.token_hex(6)}"
+        if (ROOT / "cgroup.controllers").exists():
+            self._v2(name)
+        elif (ROOT / "memory").is_dir():
+            self._v1(name)
+        if self._groups:
+            self.env["RECLAIM_CGROUPS"] = " ".join(str(p) for p in self._groups.values())
+            self._prefix = ["sh", "-c", JOIN, "reclaim-join"]
+        elif shutil.which("prlimit"):
+            # RLIMIT_AS breaks CUDA, which reserves address space far beyond what it uses
+            opts = [f"--nofile={65536}"] + ([] if self.gpus else [f"--as={self.memory_mb * 2**20}"])
+            self._prefix = ["prlimit", *opts, "--"]
+            self.enforced += ["open_files (rlimit)"] + ([] if self.gpus else ["memory (rlimit, address space)"])
+        return self
+
+    def _try(self, path: Path, value: str) -> bool:
+        try:
+            path.write_text(value)
+            return True
+        except OSError:
+            return False
+
+    def _v1(self, name: str) -> None:
+        for ctl in ("memory", "pids", "cpu", "cpuacct"):
+            base = ROOT / ctl
+            if not base.is_dir():
+                continue
+            try:
+                (base / name).mkdir()
+            except OSError:
+                continue
+            self._groups[ctl] = base / name
+        g = self._groups
+        if "memory" in g and self._try(g["memory"] / "memory.limit_in_bytes", str(self.memory_mb * 2**20)):
+            self._try(g["memory"] / "memory.memsw.limit_in_bytes", str(self.memory_mb * 2**20))  # no swap escape
+            self.enforced.append("memory (cgroup v1)")
+        if "pids" in g and self._try(g["pids"] / "pids.max", str(self.pids)):
+            self.enforced.append("processes (cgroup v1)")
+        if "cpu" in g and self._try(g["cpu"] / "cpu.cfs_period_us", "100000") and \
+                self._try(g["cpu"] / "cpu.cfs_quota_us", str(self.cpus * 100000)):
+            self.enforced.append("cpu (cgroup v1)")
+
+    def _v2(self, name: str) -> None:
+        base = ROOT / name
+        try:
+            base.mkdir()
+        except OSError:
+            return
+        self._groups["unified"] = base
+        if self._try(base / "memory.max", str(self.memory_mb * 2**20)):
+            self._try(base / "memory.swap.max", "0")
+            self.enforced.append("memory (cgroup v2)")
+        if self._try(base / "pids.max", str(self.pids)):
+            self.enforced.append("processes (cgroup v2)")
+        if self._try(base / "cpu.max", f"{self.cpus * 100000} 100000"):
+            self.enforced.append("cpu (cgroup v2)")
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        return self._prefix + argv
+
+    def usage(self) -> Usage:
+        u = Usage()
+        g = self._groups
+        try:
+            if "unified" in g:
+                stat = dict(line.split() for line in (g["unified"] / "cpu.stat").read_text().splitlines())
+                u.cpu_s = int(stat.get("usage_usec", 0)) / 1e6
+                peak = g["unified"] / "memory.peak"
+                u.peak_memory_mb = int(peak.read_text()) / 2**20 if peak.exists() else None
+                events = dict(line.split() for line in (g["unified"] / "memory.events").read_text().splitlines())
+                u.oom_killed = int(events.get("oom_kill", 0)) > 0
+            if "memory" in g:
+                u.peak_memory_mb = int((g["memory"] / "memory.max_usage_in_bytes").read_text()) / 2**20
+                control = _read(g["memory"] / "memory.oom_control")
+                kills = [int(line.split()[1]) for line in control.splitlines() if line.startswith("oom_kill ")]
+                u.oom_killed = kills[0] > 0 if kills else int((g["memory"] / "memory.failcnt").read_text()) > 0
+            for ctl in ("cpuacct", "cpu"):
+                if ctl in g and (g[ctl] / "cpuacct.usage").exists():
+                    u.cpu_s = int((g[ctl] / "cpuacct.usage").read_text()) / 1e9
+                    break
+        except (OSError, ValueError):
+            pass
+        return u
+
+    def stop(self) -> None:
+        for path in self._groups.values():
+            try:
+                path.rmdir()
+            except OSError:
+                pass  # still busy for a moment after its last process died; harmless
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""

@@ -1,0 +1,106 @@
+"""GPU budgets with the fake backend: exclusive allocation, visible devices, metering, deadlines."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import run_suite, task_yaml, write_agent, write_suite
+
+from reclaim.budget.gpus import Allocator, FakeBackend, discover
+
+
+def _gpu_task(task_id: str, gpus: int = 1, gpu_hours: float = 1.0, wall: float = 1.0) -> dict:
+    return task_yaml(task_id, "run", **{"budget.gpus": gpus, "budget.gpu_hours": gpu_hours,
+                                        "budget.wall_minutes": wall})
+
+
+PROBE = """
+echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"
+ls /dev | grep nvidia | sort | tr '\\n' ' '; echo
+sleep 1.2
+"""
+
+
+def test_trials_see_only_their_own_devices(tmp_path, sandbox_name):
+    agent = write_agent(tmp_path / "probe.sh", PROBE)
+    suite = write_suite(tmp_path / "suite", [_gpu_task(f"g{i}") for i in range(2)])
+    rd, records = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, jobs=2, gpus="fake:2")
+    assert sorted(g for r in records for g in r.budget.gpu_ids) == [0, 1], [r.error for r in records]
+    for r in records:
+        (gpu,) = r.budget.gpu_ids
+        out = next((rd.trial_dir(r.trial_id) / "logs").glob("agent-*.stdout")).read_text()
+        assert f"CUDA_VISIBLE_DEVICES={gpu}" in out
+        if sandbox_name == "bwrap":
+            assert f"nvidia{gpu} " in out and f"nvidia{1 - gpu} " not in out and "nvidiactl" in out
+
+
+def test_allocation_is_exclusive(tmp_path, sandbox_name):
+    agent = write_agent(tmp_path / "probe.sh", PROBE)
+    suite = write_suite(tmp_path / "suite", [_gpu_task(f"g{i}") for i in range(3)])
+    rd, records = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, jobs=3, gpus="fake:1")
+    assert all(r.status.value == "completed" and r.budget.gpu_ids == [0] for r in records)
+    spans = sorted((r.started + r.budget.gpu_wait_s, r.finished) for r in records)
+    for (_, end), (start, _) in zip(spans, spans[1:]):  # one holder of GPU 0 at a time
+        assert end <= start + 0.05
+    assert max(r.budget.gpu_wait_s for r in records) > 0.5  # the others waited for it
+
+
+def test_metering_adds_up(tmp_path, sandbox_name):
+    agent = write_agent(tmp_path / "probe.sh", "sleep 1.5\n")
+    suite = write_suite(tmp_path / "suite", [_gpu_task("two", gpus=2)])
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, gpus="fake:2")
+    b = rec.budget
+    assert b.gpu_ids == [0, 1]
+    assert abs(b.gpu_hours_allocated - 2 * b.agent_wall_s / 3600) < 1e-6  # agent_wall_s is rounded to ms
+    assert 0.3 * b.gpu_hours_allocated <= b.gpu_hours_busy <= 0.7 * b.gpu_hours_allocated  # fake util 0.5
+    assert b.energy_wh > 0
+    report = json.loads((rd.trial_dir(rec.trial_id) / "trial.json").read_text())
+    assert report["budget"]["gpu_hours_limit"] == 1.0
+
+
+def test_gpu_hours_set_the_deadline_and_the_budget_file_counts_down(tmp_path, sandbox_name):
+    agent = write_agent(tmp_path / "slow.sh", """
+cat "$RECLAIM_BUDGET_FILE" > first.json
+sleep 2.2
+cat "$RECLAIM_BUDGET_FILE" > second.json
+echo "deadline $RECLAIM_DEADLINE"
+sleep 60
+""")
+    # 0.002 GPU-hours on 2 GPUs: 3.6 s, far sooner than the 10-minute wall clock
+    suite = write_suite(tmp_path / "suite", [_gpu_task("short", gpus=2, gpu_hours=0.002, wall=10)])
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, gpus="fake:2")
+    tdir = rd.trial_dir(rec.trial_id)
+    assert rec.status.value == "budget_exhausted"
+    assert 3.0 < rec.budget.agent_wall_s < 10
+    first = json.loads((tdir / "workspace" / "first.json").read_text())
+    second = json.loads((tdir / "workspace" / "second.json").read_text())
+    assert first["limit_s"] == 3.6 and second["remaining_s"] < first["remaining_s"] - 1.5
+    assert second["warning"] is False or second["fraction_used"] >= 0.8
+    trace = [json.loads(x) for x in (tdir / "trace.jsonl").read_text().splitlines()]
+    assert any(e["kind"] == "budget" and e["what"] == "warning" for e in trace)  # 80 %
+    assert any(e["kind"] == "budget" and e["what"] == "wall_exhausted" for e in trace)
+    assert "deadline" in next((tdir / "logs").glob("agent-*.stdout")).read_text()
+
+
+def test_more_gpus_than_exist_fails_before_starting(tmp_path, sandbox_name):
+    agent = write_agent(tmp_path / "x.sh", "touch started\n")
+    suite = write_suite(tmp_path / "suite", [_gpu_task("big", gpus=4)])
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, gpus="fake:2")
+    assert rec.outcome.value == "error" and "needs 4 GPU(s) but this machine has 2 GPU(s)" in rec.error
+    assert not (rd.trial_dir(rec.trial_id) / "workspace" / "started").exists()
+    rd, (rec,) = run_suite(suite, tmp_path / "runs2", [f"command:{agent}"], sandbox_name, gpus="none")
+    assert rec.outcome.value == "error" and "this run has none" in rec.error
+
+
+def test_backends(tmp_path):
+    fake = FakeBackend(3, tmp_path / "gpus", util=0.25)
+    assert [g.index for g in fake.devices()] == [0, 1, 2] and (tmp_path / "gpus" / "nvidia2").exists()
+    assert [s.util for s in fake.sample([0, 2])] == [0.25, 0.25]
+    assert [g.index for g in discover("1,3").devices()] == [1, 3]
+    assert discover("none") is None
+    alloc = Allocator(fake.devices())
+    a = alloc.acquire(2)
+    b = alloc.acquire(1)
+    assert {g.index for g in a} | {g.index for g in b} == {0, 1, 2}
+    alloc.release(a)
+    assert [g.index for g in alloc.acquire(2)] == [0, 1]
