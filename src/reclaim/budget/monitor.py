@@ -40,6 +40,9 @@ class BudgetMonitor:
         return self
 
     def stop(self) -> None:
+        """Stop ticking (once; later calls do nothing) after a last update."""
+        if self._stop.is_set():
+            return
         self._stop.set()
         self._thread.join(5)
         self._tick()

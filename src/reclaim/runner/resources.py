@@ -108,6 +108,10 @@ class Resources:
                     rec.limits_enforced.append(item)
 
     def release(self) -> None:
+        """Give everything back, whatever happened; safe to call twice."""
+        if self.monitor is not None:
+            self.monitor.stop()
+            self.monitor = None
         if self.limits is not None:
             self.limits.stop()
         if self.allocator is not None and self.gpus:
