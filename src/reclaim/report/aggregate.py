@@ -58,6 +58,11 @@ class Totals(BaseModel):
     agent_wall_s: float
     budget_wall_s: float = Field(description="Sum of wall-clock budgets of all trials.")
     gpu_hours_allocated: float
+    gpu_hours_busy: float = Field(0.0, description="From NVML samples, where GPUs were sampled.")
+    energy_wh: float = 0.0
+    cpu_s: float = Field(0.0, description="CPU time of the agents and re-executions, where metered.")
+    model_tokens: int = 0
+    model_usd: float = 0.0
     outcomes: dict[str, int]
 
 
@@ -115,6 +120,11 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
         agent_wall_s=round(sum(r.budget.agent_wall_s for r in records), 3),
         budget_wall_s=round(sum(r.budget.wall_limit_s for r in records), 3),
         gpu_hours_allocated=sum(r.budget.gpu_hours_allocated for r in records),
+        gpu_hours_busy=round(sum(r.budget.gpu_hours_busy or 0.0 for r in records), 6),
+        energy_wh=round(sum(r.budget.energy_wh or 0.0 for r in records), 3),
+        cpu_s=round(sum((r.budget.agent_cpu_s or 0.0) + (r.budget.reexec_cpu_s or 0.0) for r in records), 3),
+        model_tokens=sum(r.budget.model_tokens for r in records),
+        model_usd=round(sum(r.budget.model_usd for r in records), 6),
         outcomes={o.value: counts.get(o.value, 0) for o in Outcome})
     trials = [TrialRow(task=r.task, level=r.level, agent=r.agent, seed=r.seed,
                        outcome=r.outcome.value, measured=r.measured, target=r.target,

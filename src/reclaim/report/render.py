@@ -57,7 +57,9 @@ def to_markdown(r: Report) -> str:
         out.append(f"| {level} | {block.papers} | {block.best_agent or '—'} | {_pct(block.any_agent_rate)} |")
     t = r.totals
     out += ["", f"**Totals**: {t.trials} of {t.planned} trials; wall {t.wall_s:.1f} s (agents {t.agent_wall_s:.1f} s "
-            f"of {t.budget_wall_s:.0f} s budgeted); GPU-hours allocated {t.gpu_hours_allocated:.3f}.", "",
+            f"of {t.budget_wall_s:.0f} s budgeted); GPU-hours allocated {t.gpu_hours_allocated:.3f}, busy "
+            f"{t.gpu_hours_busy:.3f}; GPU energy {t.energy_wh:.1f} Wh; CPU {t.cpu_s:.1f} s; model "
+            f"{t.model_tokens} tokens, ${t.model_usd:.4f}.", "",
             "Outcomes: " + ", ".join(f"{k} {v}" for k, v in t.outcomes.items()) + "."]
     return "\n".join(out) + "\n"
 
@@ -80,7 +82,8 @@ def to_rich(r: Report) -> Group:
         per.add_row(level, str(block.papers), block.best_agent or "—", _pct(block.any_agent_rate))
     t = r.totals
     summary = (f"{t.trials} of {t.planned} trials · wall {t.wall_s:.1f} s (agents {t.agent_wall_s:.1f} s of "
-               f"{t.budget_wall_s:.0f} s budgeted) · GPU-hours {t.gpu_hours_allocated:.3f}\n"
+               f"{t.budget_wall_s:.0f} s budgeted) · GPU-hours {t.gpu_hours_allocated:.3f} allocated, "
+               f"{t.gpu_hours_busy:.3f} busy · CPU {t.cpu_s:.1f} s · model {t.model_tokens} tokens ${t.model_usd:.4f}\n"
                "outcomes: " + " · ".join(f"{k} {v}" for k, v in t.outcomes.items()))
     return Group(main, per, summary)
 
