@@ -20,6 +20,7 @@ from reclaim.cli.judging import (
 from reclaim.cli.tasks import tasks_app
 from reclaim.gateway import Upstreams
 from reclaim.report import FORMATS, build_report, render
+from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.runner.run import DEFAULT_AGENTS, Progress as RunProgress, RunError, RunOptions, execute, plan_run
 from reclaim.sandbox import BACKENDS, PROCESS_WARNING, check_backend, default_backend
 from reclaim.spec import Level, SpecError
@@ -82,11 +83,11 @@ def ui_for(fmt: str) -> Console:
     return console if fmt == "table" else err
 
 
-def run_with_display(rd: RunDir, fmt: str) -> None:
+def run_with_display(rd: RunDir, fmt: str, executor: str | None = None) -> None:
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=ui_for(fmt), transient=False) as prog:
         try:
-            records = execute(rd, _progress_display(prog))
+            records = execute(rd, _progress_display(prog), executor)
         except (RunError, SpecError, FileNotFoundError) as e:
             fail(str(e))
         except KeyboardInterrupt:
@@ -135,6 +136,10 @@ def run(
     gpus: Annotated[Optional[str], typer.Option(
         help="GPUs: auto (NVML if present), none, nvml, indices like 0,1, or fake:N for dry runs.")] = None,
     budget_scale: Annotated[float, typer.Option(help="Scale every budget, e.g. 0.1 for a cheap trial run.")] = 1.0,
+    executor: Annotated[Optional[str], typer.Option(
+        help="Where trials run: local (default) or slurm (one job per trial; with --resume, switches).")] = None,
+    slurm_partition: Annotated[Optional[str], typer.Option(help="Slurm partition.")] = None,
+    slurm_account: Annotated[Optional[str], typer.Option(help="Slurm account.")] = None,
     run_dir: Annotated[Optional[Path], typer.Option(help="Where to keep this run (default runs/<run_id>).")] = None,
     runs_root: Annotated[Path, typer.Option(help="Folder of runs and their index.")] = Path("runs"),
     resume: Annotated[Optional[Path], typer.Option(help="Finish an interrupted run in this folder.")] = None,
@@ -149,8 +154,9 @@ def run(
             fail(str(e))
         if spec.sandbox == "process":
             err.print(Panel(PROCESS_WARNING, title="WARNING: no sandbox", style="bold red"))
-        ui_for(format).print(f"resuming run [bold]{spec.run_id}[/]")
-        run_with_display(rd, format)
+        ui_for(format).print(f"resuming run [bold]{spec.run_id}[/]"
+                             + (f" on executor {executor}" if executor else ""))
+        run_with_display(rd, format, executor)
         return
     try:
         opts = RunOptions(suite=resolve_suite(suite), agents=agent or list(DEFAULT_AGENTS),
@@ -158,7 +164,9 @@ def run(
                           sandbox=pick_sandbox(sandbox), runs_root=runs_root,
                           judge=judge_config(judge, judge_model, judge_base_url, judge_samples,
                                              judge_max_tokens, judge_prices, judge_cache),
-                          run_dir=run_dir, model=model, gpus=gpus, budget_scale=budget_scale, upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
+                          run_dir=run_dir, model=model, gpus=gpus, budget_scale=budget_scale,
+                          executor=executor or "local",
+                          slurm=SlurmOptions(partition=slurm_partition, account=slurm_account), upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
         rd = plan_run(opts)
     except (RunError, SpecError, FileNotFoundError, ValueError) as e:
         fail(str(e))

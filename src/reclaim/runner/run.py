@@ -5,18 +5,17 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import reclaim
 from reclaim.agents import make_agent
-from reclaim.budget.capacity import Capacity
 from reclaim.budget.gpus import Allocator, GpuError, discover
 from reclaim.gateway import Gateway, Upstreams
 from reclaim.judge import JudgeConfig, make_judge
 from reclaim.runner.resources import time_limit
-from reclaim.runner.trial import TrialSettings, run_trial
+from reclaim.runner.slurm_options import SlurmOptions
+from reclaim.runner.trial import TrialSettings
 from reclaim.sandbox import check_backend, kill_strays
 from reclaim.spec import Level, Problem, SpecError, Suite, load_suite
 from reclaim.store import Index, Outcome, RunDir, RunSpec, TrialRecord, trial_id
@@ -44,6 +43,8 @@ class RunOptions:
     model: str | None = None
     upstreams: Upstreams = field(default_factory=Upstreams)
     gpus: str | None = None
+    executor: str = "local"
+    slurm: SlurmOptions = field(default_factory=SlurmOptions)
 
 
 def new_run_id() -> str:
@@ -91,7 +92,8 @@ def plan_run(opts: RunOptions) -> RunDir:
         suite_version=suite.meta.version, task_hashes={t.id: t.hash for t in tasks},
         tasks=[t.id for t in tasks], agents=list(opts.agents), seeds=list(range(opts.seeds)),
         judge=opts.judge.label, judge_config=opts.judge.model_dump(), sandbox=opts.sandbox, jobs=opts.jobs,
-        budget_scale=opts.budget_scale, model=opts.model, upstreams=opts.upstreams.model_dump(), gpus=opts.gpus)
+        budget_scale=opts.budget_scale, model=opts.model, upstreams=opts.upstreams.model_dump(), gpus=opts.gpus,
+        executor=opts.executor, slurm=opts.slurm.model_dump())
     rd.write_spec(spec)
     _index(rd, lambda ix: ix.add_run(spec, rd.path))
     return rd
@@ -123,7 +125,7 @@ class Progress:
     finished: Callable[[TrialRecord], None] = lambda rec: None
 
 
-def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
+def execute(rd: RunDir, progress: Progress | None = None, executor: str | None = None) -> list[TrialRecord]:
     """Run every trial of the run that has not finished; set aside ones a kill interrupted."""
     progress = progress or Progress()
     spec = rd.spec()
@@ -144,41 +146,30 @@ def execute(rd: RunDir, progress: Progress | None = None) -> list[TrialRecord]:
     progress.planned(total, total - len(pending))
     # longest budget first: the order that keeps a pool of workers busy to the end
     pending.sort(key=lambda key: -time_limit(key[0].spec.budget, spec.budget_scale))
+    executor = executor or spec.executor
+    if executor == "slurm":
+        from reclaim.runner.slurm import SlurmExecutor
+
+        SlurmExecutor(SlurmOptions.model_validate(spec.slurm)).run(rd, pending, progress)
+    elif executor == "local":
+        from reclaim.runner.local import run_local
+
+        run_local(rd, spec, suite, pending, progress)
+    else:
+        raise RunError(f"unknown executor '{executor}'; choose local or slurm")
+    return rd.records()
+
+
+def make_settings(rd: RunDir, spec: RunSpec, suite: Suite, pending: list) -> TrialSettings:
+    """What the trials of this run share on this machine: judge, GPUs, and a gateway if needed."""
     backend = discover(spec.gpus, fake_root=rd.path / "fake-gpus")
-    capacity = Capacity()
     settings = TrialSettings(run_id=spec.run_id, run_dir=rd, sandbox=spec.sandbox,
                              judge=make_judge(run_judge(spec)), hidden=hidden_paths(suite, rd),
                              budget_scale=spec.budget_scale, model=spec.model, gpu_backend=backend,
                              allocator=Allocator(backend.devices()) if backend else None)
-    if pending and any(make_agent(a).needs_model for a in spec.agents):
+    if pending and any(make_agent(agent).needs_model for _, agent, _ in pending):
         settings.gateway = Gateway(Upstreams.model_validate(spec.upstreams)).start()
-
-    def one(task, agent, seed):
-        need = (task.spec.budget.cpus, int(task.spec.budget.memory_gb * 1024))
-        capacity.acquire(*need)
-        try:
-            progress.started(trial_id(task.id, agent, seed))
-            return run_trial(settings, task, agent, seed)
-        finally:
-            capacity.release(*need)
-
-    with ThreadPoolExecutor(max_workers=spec.jobs) as pool:
-        futures = [pool.submit(one, *key) for key in pending]
-        try:
-            for fut in as_completed(futures):
-                rec = fut.result()
-                _index(rd, lambda ix: ix.add_trial(rec))
-                if rec.done:
-                    progress.finished(rec)
-        except KeyboardInterrupt:
-            for fut in futures:
-                fut.cancel()
-            settings.cancellation.cancel()  # running trials stop now and stay unfinished
-            raise
-        finally:
-            if settings.gateway is not None:
-                settings.gateway.stop()
-    return rd.records()
+    return settings
 
 
 def run_judge(spec: RunSpec) -> JudgeConfig:

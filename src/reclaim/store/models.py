@@ -46,6 +46,8 @@ class RunSpec(BaseModel):
     budget_scale: float = 1.0
     model: str | None = Field(None, description="The model agents are asked to use (--model).")
     gpus: str | None = Field(None, description="--gpus: auto, none, nvml, fake:N or indices like 0,1.")
+    executor: str = Field("local", description="Where trials run: local or slurm.")
+    slurm: dict = Field(default_factory=dict, description="Slurm options: partition, account, margin.")
     upstreams: dict = Field(default_factory=dict, description="Where the gateway forwards (no keys).")
 
     def trial_keys(self) -> list[tuple[str, str, int]]:

@@ -1,0 +1,44 @@
+"""The local executor: trials run on this machine, several at once, within its CPUs, memory
+and GPUs."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from reclaim.budget.capacity import Capacity
+from reclaim.runner.trial import run_trial
+from reclaim.spec import Suite
+from reclaim.store import RunDir, RunSpec, trial_id
+
+
+def run_local(rd: RunDir, spec: RunSpec, suite: Suite, pending: list, progress) -> None:
+    from reclaim.runner.run import _index, make_settings
+
+    settings = make_settings(rd, spec, suite, pending)
+    capacity = Capacity()
+
+    def one(task, agent, seed):
+        need = (task.spec.budget.cpus, int(task.spec.budget.memory_gb * 1024))
+        capacity.acquire(*need)
+        try:
+            progress.started(trial_id(task.id, agent, seed))
+            return run_trial(settings, task, agent, seed)
+        finally:
+            capacity.release(*need)
+
+    with ThreadPoolExecutor(max_workers=spec.jobs) as pool:
+        futures = [pool.submit(one, *key) for key in pending]
+        try:
+            for fut in as_completed(futures):
+                rec = fut.result()
+                _index(rd, lambda ix: ix.add_trial(rec))
+                if rec.done:
+                    progress.finished(rec)
+        except KeyboardInterrupt:
+            for fut in futures:
+                fut.cancel()
+            settings.cancellation.cancel()  # running trials stop now and stay unfinished
+            raise
+        finally:
+            if settings.gateway is not None:
+                settings.gateway.stop()
