@@ -15,7 +15,7 @@ from pathlib import Path
 
 from reclaim.runner.resources import time_limit
 from reclaim.runner.slurm_options import SlurmOptions
-from reclaim.store import RunDir, trial_id
+from reclaim.store import Outcome, RunDir, trial_id
 
 logging.getLogger("submitit").setLevel(logging.ERROR)  # it warns on every poll without accounting
 
@@ -31,7 +31,7 @@ def slurm_trial(run_dir: str, task_id: str, agent: str, seed: int) -> dict:
     suite = load_run_suite(rd, spec)
     tid = trial_id(task_id, agent, seed)
     done = rd.record(tid)
-    if done is not None and done.done:
+    if done is not None and done.done and done.outcome != Outcome.error:
         return done.model_dump(mode="json")  # a requeued job whose trial already finished
     if rd.trial_dir(tid).exists():
         kill_strays(rd.trial_dir(tid))
@@ -95,10 +95,16 @@ class SlurmExecutor:
                 alive = _alive([j.job_id for j, _, _ in jobs.values()])
                 for tid, (job, key, attempts) in list(jobs.items()):
                     rec = rd.record(tid)
-                    if rec is not None and rec.done:
+                    ended = job.job_id not in alive
+                    if rec is not None and rec.done and (rec.outcome != Outcome.error or
+                                                         (ended and attempts >= self.options.max_requeues)):
                         del jobs[tid]
                         progress.finished(rec)
-                    elif job.job_id not in alive and _has_result(job):
+                    elif rec is not None and rec.done:  # a harness error, often Slurm killing the job
+                        if ended:
+                            del jobs[tid]
+                            submit(key, attempts + 1)
+                    elif ended and _has_result(job):
                         del jobs[tid]
                         job.result()  # the job itself failed (not the trial): raise its error here
                     elif job.job_id not in alive:
