@@ -98,3 +98,27 @@ def test_resume_switches_executors_without_rerunning(tmp_path, slurm, sandbox_na
     assert [r.outcome.value for r in records] == ["reproduced", "reproduced"]
     assert rd.record(first.trial_id).started == first.started  # not run again
     assert json.loads((rd.path / "run.json").read_text())["executor"] == "local"
+
+
+def test_interrupting_the_run_cancels_its_jobs(tmp_path, slurm, sandbox_name):
+    import signal
+    import sys
+
+    agent = write_agent(tmp_path / "slow.sh", "sleep 60\n")
+    suite = write_suite(tmp_path / "suite", [task_yaml("a", "run"), task_yaml("b", "retrain")])
+    proc = subprocess.Popen([sys.executable, "-m", "reclaim.cli", "run", "--suite", str(suite), "--agent",
+                             f"command:{agent}", "--sandbox", sandbox_name, "--executor", "slurm",
+                             "--run-dir", str(tmp_path / "r")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=os.environ.copy())
+    deadline = time.time() + 60
+    while time.time() < deadline and len(subprocess.run(["squeue", "-h"], capture_output=True,
+                                                        text=True).stdout.splitlines()) < 2:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(60)
+    assert proc.returncode == 130
+    for _ in range(50):
+        if not subprocess.run(["squeue", "-h"], capture_output=True, text=True).stdout.strip():
+            break
+        time.sleep(0.2)
+    assert subprocess.run(["squeue", "-h"], capture_output=True, text=True).stdout.strip() == ""
