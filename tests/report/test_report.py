@@ -12,7 +12,15 @@ from typer.testing import CliRunner
 from reclaim.cli.main import app
 from reclaim.report import build_report, render, wilson
 from reclaim.report.render import to_csv, to_json, to_markdown
-from reclaim.store import BudgetUse, Outcome, RunDir, RunSpec, Status, TrialRecord, write_model
+from reclaim.store import (
+    BudgetUse,
+    Outcome,
+    RunDir,
+    RunSpec,
+    Status,
+    TrialRecord,
+    write_model,
+)
 
 
 def test_wilson_known_values():

@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from reclaim.sandbox import BACKENDS, Bind, Sandbox, SandboxConfig, SandboxError, check_backend, make_sandbox
+from reclaim.sandbox import (
+    BACKENDS,
+    Bind,
+    Sandbox,
+    SandboxConfig,
+    SandboxError,
+    check_backend,
+    make_sandbox,
+)
 
 
 def _backends():

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reclaim.agents.base import Agent, AgentContext
 from reclaim.agents.adversarial import CopyPaperAgent, OverclaimAgent, PartialAgent
+from reclaim.agents.base import Agent, AgentContext
 from reclaim.agents.baselines import FabricateAgent, NopAgent, ReferenceAgent
 from reclaim.agents.command import CommandAgent
 from reclaim.agents.external import TOOLS, ExternalAgent, availability

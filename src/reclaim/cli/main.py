@@ -9,19 +9,34 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.panel import Panel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from reclaim import __version__
 from reclaim.agents import AGENTS, listing
 from reclaim.cli.judging import (
-    JudgeBaseUrl, JudgeCache, JudgeModel, JudgeName, JudgePrices, JudgeSamples, JudgeTokens, judge,
-    judge_config, judge_eval,
+    JudgeBaseUrl,
+    JudgeCache,
+    JudgeModel,
+    JudgeName,
+    JudgePrices,
+    JudgeSamples,
+    JudgeTokens,
+    judge,
+    judge_config,
+    judge_eval,
 )
 from reclaim.cli.tasks import tasks_app
 from reclaim.gateway import Upstreams
 from reclaim.report import FORMATS, build_report, render
+from reclaim.runner.run import DEFAULT_AGENTS, RunError, RunOptions, execute, plan_run
+from reclaim.runner.run import Progress as RunProgress
 from reclaim.runner.slurm_options import SlurmOptions
-from reclaim.runner.run import DEFAULT_AGENTS, Progress as RunProgress, RunError, RunOptions, execute, plan_run
 from reclaim.sandbox import BACKENDS, PROCESS_WARNING, check_backend, default_backend
 from reclaim.spec import Level, SpecError
 from reclaim.store import Index, Outcome, RunDir, Status, TrialRecord

@@ -32,7 +32,9 @@ def make_judge(config: JudgeConfig | str) -> Judge:
             raise ValueError(f"unknown judge '{config}'; choose one of {', '.join(JUDGES)}")
         config = JudgeConfig(name=config)
     if config.name == "llm":
-        from reclaim.judge.llm import LLMJudge  # the openai client loads only when asked for
+        from reclaim.judge.llm import (
+            LLMJudge,  # the openai client loads only when asked for
+        )
 
         return LLMJudge(config)
     return RulesJudge()

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from reclaim.budget.prices import cost, load_prices
 from reclaim.judge.cache import VerdictCache, cache_dir, cache_key
 from reclaim.judge.chat import CallFailed, ChatClient
 from reclaim.judge.combine import combine, majority
 from reclaim.judge.config import JudgeConfig
 from reclaim.judge.criteria import acceptance
 from reclaim.judge.evidence import build_evidence
-from reclaim.budget.prices import cost, load_prices
 from reclaim.judge.prompt import PROMPT_VERSION, Reading, messages
 from reclaim.judge.rules import RulesJudge
 from reclaim.judge.verdict import Verdict

@@ -37,7 +37,7 @@ def parse(text: str) -> list[tuple[float, int, str, int | None]]:
         by_pid[pid].append(i)
     exit_of = {}
     for indices in by_pid.values():
-        for here, nxt in zip(indices, indices[1:] + [None]):
+        for here, nxt in zip(indices, indices[1:] + [None], strict=True):
             exit_of[here] = rows[nxt][2] if nxt is not None else None
     out = []
     for i, (ts, pid, _, quoted) in enumerate(rows):

@@ -31,7 +31,7 @@ def run_local(rd: RunDir, spec: RunSpec, suite: Suite, pending: list, progress) 
         try:
             for fut in as_completed(futures):
                 rec = fut.result()
-                _index(rd, lambda ix: ix.add_trial(rec))
+                _index(rd, lambda ix, rec=rec: ix.add_trial(rec))
                 if rec.done:
                     progress.finished(rec)
         except KeyboardInterrupt:

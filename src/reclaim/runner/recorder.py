@@ -9,7 +9,13 @@ from pathlib import Path
 
 from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.sandbox import ExecResult, Sandbox, SandboxError
-from reclaim.trace import BudgetEvent, CommandFinished, CommandStarted, FileChange, TraceWriter
+from reclaim.trace import (
+    BudgetEvent,
+    CommandFinished,
+    CommandStarted,
+    FileChange,
+    TraceWriter,
+)
 from reclaim.trace.events import Phase
 
 EXCERPT_BYTES = 8192  # head and tail kept in the event; the whole stream stays in its file

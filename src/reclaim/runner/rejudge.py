@@ -8,7 +8,15 @@ from pathlib import Path
 
 from reclaim.judge import Judge, Verdict
 from reclaim.spec import TaskSpec, load_task
-from reclaim.store import SPEC_JSON, VERDICTS, RunDir, Status, TrialRecord, read_model, write_model
+from reclaim.store import (
+    SPEC_JSON,
+    VERDICTS,
+    RunDir,
+    Status,
+    TrialRecord,
+    read_model,
+    write_model,
+)
 
 
 def trial_spec(trial_dir: Path, suite_dir: str | None = None, task: str | None = None) -> TaskSpec:

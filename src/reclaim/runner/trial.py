@@ -11,20 +11,37 @@ from pathlib import Path
 
 from reclaim.agents import AgentContext, make_agent
 from reclaim.agents.base import ModelAccess
+from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.budget.gpus import Allocator, GpuBackend
 from reclaim.gateway import Gateway
-from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.judge import Judge
 from reclaim.materials import build_workspace
 from reclaim.runner import audit
-from reclaim.runner.recorder import Cancellation, Cancelled, Recorder, sha256_file, snapshot
+from reclaim.runner.recorder import (
+    Cancellation,
+    Cancelled,
+    Recorder,
+    sha256_file,
+    snapshot,
+)
 from reclaim.runner.reexec import reexecute
 from reclaim.runner.resources import Resources, time_limit
 from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, make_sandbox
 from reclaim.spec import Task
 from reclaim.store import (
-    SPEC_JSON, TRACE, TRIAL_JSON, VERDICT_JSON, VERDICTS, BudgetUse, Outcome, RunDir, Status, TrialRecord, agent_label,
-    trial_id, write_model,
+    SPEC_JSON,
+    TRACE,
+    TRIAL_JSON,
+    VERDICT_JSON,
+    VERDICTS,
+    BudgetUse,
+    Outcome,
+    RunDir,
+    Status,
+    TrialRecord,
+    agent_label,
+    trial_id,
+    write_model,
 )
 from reclaim.trace import Note, TraceWriter, TrialFinished, TrialStarted
 

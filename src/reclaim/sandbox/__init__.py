@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from reclaim.sandbox import bwrap
 from reclaim.sandbox.base import (
-    Bind, ExecResult, Sandbox, SandboxConfig, SandboxError, kill_strays, kill_tree,
+    Bind,
+    ExecResult,
+    Sandbox,
+    SandboxConfig,
+    SandboxError,
+    kill_strays,
+    kill_tree,
 )
 from reclaim.sandbox.process import WARNING as PROCESS_WARNING
 

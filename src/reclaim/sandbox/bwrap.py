@@ -9,7 +9,12 @@ import subprocess
 from pathlib import Path
 
 from reclaim.sandbox.base import (
-    ExecResult, HostWorkspace, SandboxConfig, SandboxError, base_env, interpreter_dirs,
+    ExecResult,
+    HostWorkspace,
+    SandboxConfig,
+    SandboxError,
+    base_env,
+    interpreter_dirs,
     run_killable,
 )
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from reclaim.sandbox.base import (
-    ExecResult, HostWorkspace, SandboxConfig, SandboxError, base_env, run_killable,
+    ExecResult,
+    HostWorkspace,
+    SandboxConfig,
+    SandboxError,
+    base_env,
+    run_killable,
 )
 
 WARNING = ("sandbox 'process' gives NO isolation: the agent can read the suite (with its reference "

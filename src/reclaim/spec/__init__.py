@@ -1,9 +1,26 @@
 """Task specs: what a paper claims, what was released, and how a result is judged."""
 
-from reclaim.spec.load import Problem, SpecError, Suite, Task, content_hash, load_suite, load_task
+from reclaim.spec.load import (
+    Problem,
+    SpecError,
+    Suite,
+    Task,
+    content_hash,
+    load_suite,
+    load_task,
+)
 from reclaim.spec.models import (
-    Budget, Criteria, Direction, Level, Materials, MaterialRef, Paper, Reference, SuiteMeta,
-    Target, TaskSpec,
+    Budget,
+    Criteria,
+    Direction,
+    Level,
+    MaterialRef,
+    Materials,
+    Paper,
+    Reference,
+    SuiteMeta,
+    Target,
+    TaskSpec,
 )
 
 __all__ = [

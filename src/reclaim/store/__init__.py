@@ -1,11 +1,25 @@
 """What is kept: trial directories (the truth) and a SQLite index rebuilt from them."""
 
 from reclaim.store.files import (
-    RUN_JSON, SPEC_JSON, TRACE, TRIAL_JSON, VERDICT_JSON, VERDICTS, RunDir, read_model, write_model,
+    RUN_JSON,
+    SPEC_JSON,
+    TRACE,
+    TRIAL_JSON,
+    VERDICT_JSON,
+    VERDICTS,
+    RunDir,
+    read_model,
+    write_model,
 )
 from reclaim.store.index import Index
 from reclaim.store.models import (
-    BudgetUse, Outcome, RunSpec, Status, TrialRecord, agent_label, trial_id,
+    BudgetUse,
+    Outcome,
+    RunSpec,
+    Status,
+    TrialRecord,
+    agent_label,
+    trial_id,
 )
 
 __all__ = [

@@ -1,7 +1,15 @@
 """The trial's record: harness-observed events, appended and flushed as they happen."""
 
 from reclaim.trace.events import (
-    BudgetEvent, CommandFinished, CommandStarted, Event, FileChange, ModelCall, Note, ShellCommand, TrialFinished,
+    BudgetEvent,
+    CommandFinished,
+    CommandStarted,
+    Event,
+    FileChange,
+    ModelCall,
+    Note,
+    ShellCommand,
+    TrialFinished,
     TrialStarted,
 )
 from reclaim.trace.log import TraceWriter, read_trace

@@ -13,7 +13,6 @@ All randomness comes from numpy.random.default_rng(seed).
 import argparse
 
 import numpy as np
-
 from net import forward, load_csv
 
 

@@ -7,7 +7,6 @@ import argparse
 import json
 
 import numpy as np
-
 from corpus import count_matrix, read_tsv
 
 

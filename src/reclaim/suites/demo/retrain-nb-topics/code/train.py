@@ -11,7 +11,6 @@ log P(class)        = log(documents(class) / documents)
 import argparse
 
 import numpy as np
-
 from corpus import count_matrix, read_tsv
 
 

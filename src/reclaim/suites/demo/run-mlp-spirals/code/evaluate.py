@@ -7,7 +7,6 @@ import argparse
 import json
 
 import numpy as np
-
 from mlp import forward, load_csv
 
 

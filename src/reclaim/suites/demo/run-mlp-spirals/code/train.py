@@ -6,7 +6,6 @@
 import argparse
 
 import numpy as np
-
 from mlp import gradients, init, load_csv
 
 
