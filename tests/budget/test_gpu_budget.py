@@ -104,3 +104,13 @@ def test_backends(tmp_path):
     assert {g.index for g in a} | {g.index for g in b} == {0, 1, 2}
     alloc.release(a)
     assert [g.index for g in alloc.acquire(2)] == [0, 1]
+
+
+def test_a_slurm_job_uses_only_the_gpus_slurm_gave_it():
+    from reclaim.runner.slurm import job_gpus
+
+    assert job_gpus("auto", {"SLURM_JOB_GPUS": "4,5"}) == "4,5"
+    assert job_gpus(None, {"CUDA_VISIBLE_DEVICES": "2"}) == "2"
+    assert job_gpus("fake:2", {"SLURM_GPUS_ON_NODE": "2"}) == "fake:2"  # Slurm named none
+    assert job_gpus("auto", {"CUDA_VISIBLE_DEVICES": "GPU-uuid-1"}) == "auto"
+    assert [g.index for g in discover(job_gpus(None, {"SLURM_JOB_GPUS": "4,5"})).devices()] == [4, 5]

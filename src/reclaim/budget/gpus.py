@@ -94,16 +94,24 @@ class NvmlBackend:
 
 @dataclass
 class ListedBackend:
-    """GPUs named by hand (--gpus 0,1): allocated and counted, but not sampled."""
+    """GPUs named by hand (--gpus 0,1) or by Slurm: only these are handed out; sampled through
+    NVML where it works."""
 
     indices: list[int]
     name: str = "listed"
+    _nvml: NvmlBackend | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        try:
+            self._nvml = NvmlBackend()
+        except GpuError:
+            self._nvml = None
 
     def devices(self) -> list[Gpu]:
         return [Gpu(i, device=f"/dev/nvidia{i}" if Path(f"/dev/nvidia{i}").exists() else "") for i in self.indices]
 
     def sample(self, indices: list[int]) -> list[Sample]:
-        return []
+        return self._nvml.sample(indices) if self._nvml is not None else []
 
     def control_files(self) -> list[str]:
         return [f for f in NvmlBackend.CONTROL if Path(f).exists()]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -20,6 +21,16 @@ from reclaim.store import Outcome, RunDir, trial_id
 logging.getLogger("submitit").setLevel(logging.ERROR)  # it warns on every poll without accounting
 
 
+def job_gpus(configured: str | None, env: dict[str, str]) -> str | None:
+    """The GPUs this job may use: the ones Slurm assigned it (by physical index), never the
+    node's others; a fake or explicit --gpus is kept where Slurm names none."""
+    for var in ("SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "CUDA_VISIBLE_DEVICES"):
+        value = env.get(var, "").strip()
+        if value and all(part.strip().isdigit() for part in value.split(",")):
+            return value
+    return configured
+
+
 def slurm_trial(run_dir: str, task_id: str, agent: str, seed: int) -> dict:
     """What a job runs on its node: one trial, recorded in the shared run directory."""
     from reclaim.runner.run import _index, load_run_suite, make_settings
@@ -28,6 +39,7 @@ def slurm_trial(run_dir: str, task_id: str, agent: str, seed: int) -> dict:
 
     rd = RunDir(Path(run_dir))
     spec = rd.spec()
+    spec = spec.model_copy(update={"gpus": job_gpus(spec.gpus, dict(os.environ))})
     suite = load_run_suite(rd, spec)
     tid = trial_id(task_id, agent, seed)
     done = rd.record(tid)
