@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,10 +124,15 @@ class Limits:
 
     def stop(self) -> None:
         for path in self._groups.values():
-            try:
-                path.rmdir()
-            except OSError:
-                pass  # still busy for a moment after its last process died; harmless
+            for _ in range(25):  # a cgroup stays busy for a moment after its last process died
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.02)
+        self._groups.clear()
 
 
 def _read(path: Path) -> str:
