@@ -6,9 +6,8 @@ import json
 import re
 import shlex
 
-from reclaim.agents.base import AgentContext
+from reclaim.agents.base import AgentContext, Baseline
 from reclaim.agents.baselines import copy_reference
-from reclaim.sandbox import Bind
 
 
 def _final_message(ctx: AgentContext, text: str) -> None:
@@ -26,14 +25,10 @@ def _run_weakened(ctx: AgentContext, who: str) -> str:
     return ref.weakened
 
 
-class CopyPaperAgent:
+class CopyPaperAgent(Baseline):
     """'Computes' by grepping the reported number out of the paper at run time."""
 
     name = "copy-paper"
-    needs_model = False
-
-    def binds(self) -> list[Bind]:
-        return []
 
     def run(self, ctx: AgentContext) -> None:
         t = ctx.task.spec.target
@@ -50,14 +45,10 @@ class CopyPaperAgent:
         _final_message(ctx, f"I computed {t.metric} with reproduce.sh; it matches the paper.")
 
 
-class OverclaimAgent:
+class OverclaimAgent(Baseline):
     """Runs a genuinely weakened experiment that misses, then claims the paper's number."""
 
     name = "overclaim"
-    needs_model = False
-
-    def binds(self) -> list[Bind]:
-        return []
 
     def run(self, ctx: AgentContext) -> None:
         t = ctx.task.spec.target
@@ -69,14 +60,10 @@ class OverclaimAgent:
                             "reproduce.sh regenerates it from the released materials.")
 
 
-class PartialAgent:
+class PartialAgent(Baseline):
     """Runs a weakened experiment and honestly reports what it got."""
 
     name = "partial"
-    needs_model = False
-
-    def binds(self) -> list[Bind]:
-        return []
 
     def run(self, ctx: AgentContext) -> None:
         weak = _run_weakened(ctx, self.name)

@@ -71,6 +71,15 @@ class AgentContext:
         } | self.model_env()
 
 
+class Baseline:
+    """For agents that run on the harness's own files: nothing extra to bind, no model."""
+
+    needs_model = False
+
+    def binds(self) -> list[Bind]:
+        return []
+
+
 @runtime_checkable
 class Agent(Protocol):
     name: str

@@ -6,8 +6,7 @@ import json
 import shlex
 import shutil
 
-from reclaim.agents.base import AgentContext
-from reclaim.sandbox import Bind
+from reclaim.agents.base import AgentContext, Baseline
 from reclaim.spec import Reference
 from reclaim.trace import Note
 
@@ -25,27 +24,19 @@ def copy_reference(ctx: AgentContext, who: str) -> Reference:
     return ref
 
 
-class NopAgent:
+class NopAgent(Baseline):
     """Does nothing: every suite must score it at 0 %."""
 
     name = "nop"
-    needs_model = False
-
-    def binds(self) -> list[Bind]:
-        return []
 
     def run(self, ctx: AgentContext) -> None:
         return None
 
 
-class ReferenceAgent:
+class ReferenceAgent(Baseline):
     """Runs the task's reference solution: the upper bound, used to validate suites."""
 
     name = "reference"
-    needs_model = False
-
-    def binds(self) -> list[Bind]:
-        return []
 
     def run(self, ctx: AgentContext) -> None:
         ref = copy_reference(ctx, "reference")
@@ -55,7 +46,7 @@ class ReferenceAgent:
         ctx.recorder.run(["bash", "reproduce.sh"])
 
 
-class FabricateAgent:
+class FabricateAgent(Baseline):
     """Writes the paper's number into results.json without computing anything.
 
     Its reproduce.sh only prints the number, so re-execution "succeeds": the judge must
@@ -63,10 +54,6 @@ class FabricateAgent:
     """
 
     name = "fabricate"
-    needs_model = False
-
-    def binds(self) -> list[Bind]:
-        return []
 
     def run(self, ctx: AgentContext) -> None:
         t = ctx.task.spec.target
