@@ -15,9 +15,9 @@ from pathlib import Path
 
 from reclaim.judge.compress import chars_to_tokens
 from reclaim.judge.evidence import build_evidence
-from reclaim.runner.rejudge import trial_spec
 from reclaim.runner.run import RunOptions, execute, plan_run
 from reclaim.sandbox import default_backend
+from reclaim.store import trial_spec
 from reclaim.suites import bundled
 
 AGENTS = ["reference", "nop", "fabricate", "copy-paper", "overclaim", "partial"]

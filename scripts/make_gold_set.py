@@ -27,9 +27,9 @@ from pathlib import Path
 
 import yaml
 
-from reclaim.runner.recorder import sha256_file
 from reclaim.runner.run import RunOptions, execute, plan_run
 from reclaim.sandbox import default_backend
+from reclaim.store import sha256_file
 from reclaim.suites import bundled
 
 HERE = Path(__file__).resolve().parent

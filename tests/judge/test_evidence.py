@@ -8,7 +8,7 @@ from conftest import run_suite, task_yaml, write_agent, write_suite
 
 from reclaim.judge.compress import Relevance, compress
 from reclaim.judge.evidence import build_evidence
-from reclaim.runner.rejudge import trial_spec
+from reclaim.store import trial_spec
 
 GOLD = Path(__file__).resolve().parents[2] / "gold" / "demo" / "trials"
 

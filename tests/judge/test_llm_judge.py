@@ -12,8 +12,7 @@ from scripted_openai import Reply, ScriptedOpenAI
 from reclaim.judge.chat import ChatClient
 from reclaim.judge.config import JudgeConfig
 from reclaim.judge.llm import JudgeSetupError, LLMJudge
-from reclaim.runner.rejudge import trial_spec
-from reclaim.store import TRIAL_JSON, TrialRecord, read_model
+from reclaim.store import TRIAL_JSON, TrialRecord, read_model, trial_spec
 
 GOLD = Path(__file__).resolve().parents[2] / "gold" / "demo" / "trials"
 

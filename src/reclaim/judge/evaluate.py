@@ -9,8 +9,7 @@ import yaml
 from pydantic import BaseModel, Field
 
 from reclaim.judge import Judge
-from reclaim.runner.rejudge import trial_spec
-from reclaim.store import TRIAL_JSON, Outcome, TrialRecord, read_model
+from reclaim.store import TRIAL_JSON, Outcome, TrialRecord, read_model, trial_spec
 
 LABELS_FILE = "labels.yaml"
 CLASSES = [o.value for o in Outcome]

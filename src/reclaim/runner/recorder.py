@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.sandbox import ExecResult, Sandbox, SandboxError
+from reclaim.store.files import sha256_file
 from reclaim.trace import (
     BudgetEvent,
     CommandFinished,
@@ -32,14 +32,6 @@ def snapshot(root: Path) -> dict[str, tuple[int, int]]:
         except OSError:
             continue
     return out
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def diff(root: Path, before: dict, after: dict) -> list[FileChange]:

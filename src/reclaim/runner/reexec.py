@@ -9,8 +9,9 @@ from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.judge.provenance import checkable, find_literals
 from reclaim.judge.results import read_metric
 from reclaim.materials import PAPER_MD, TASK_MD
-from reclaim.runner.recorder import Cancellation, Recorder, sha256_file, snapshot
+from reclaim.runner.recorder import Cancellation, Recorder, snapshot
 from reclaim.sandbox import SandboxConfig, make_sandbox
+from reclaim.store.files import sha256_file
 from reclaim.store.models import ReexecRecord
 from reclaim.trace import TraceWriter
 

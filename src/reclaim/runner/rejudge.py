@@ -4,29 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from reclaim.judge import Judge, Verdict
-from reclaim.spec import TaskSpec, load_task
-from reclaim.store import (
-    SPEC_JSON,
-    VERDICTS,
-    RunDir,
-    Status,
-    TrialRecord,
-    read_model,
-    write_model,
-)
-
-
-def trial_spec(trial_dir: Path, suite_dir: str | None = None, task: str | None = None) -> TaskSpec:
-    """The spec the trial ran under: its own snapshot, or the suite's task for older trials."""
-    spec = read_model(trial_dir / SPEC_JSON, TaskSpec)
-    if spec is None:
-        if suite_dir is None or task is None:
-            raise FileNotFoundError(f"{trial_dir / SPEC_JSON}: missing, and no suite to read the task from")
-        spec = load_task(Path(suite_dir) / task)
-    return spec
+from reclaim.store import VERDICTS, RunDir, Status, TrialRecord, trial_spec, write_model
 
 
 def judgeable(rec: TrialRecord) -> bool:

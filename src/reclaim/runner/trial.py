@@ -17,13 +17,7 @@ from reclaim.gateway import Gateway
 from reclaim.judge import Judge
 from reclaim.materials import build_workspace
 from reclaim.runner import audit
-from reclaim.runner.recorder import (
-    Cancellation,
-    Cancelled,
-    Recorder,
-    sha256_file,
-    snapshot,
-)
+from reclaim.runner.recorder import Cancellation, Cancelled, Recorder, snapshot
 from reclaim.runner.reexec import reexecute
 from reclaim.runner.resources import Resources, time_limit
 from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, make_sandbox
@@ -40,6 +34,7 @@ from reclaim.store import (
     Status,
     TrialRecord,
     agent_label,
+    sha256_file,
     trial_id,
     write_model,
 )

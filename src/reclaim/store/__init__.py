@@ -9,6 +9,8 @@ from reclaim.store.files import (
     VERDICTS,
     RunDir,
     read_model,
+    sha256_file,
+    trial_spec,
     write_model,
 )
 from reclaim.store.index import Index
@@ -24,5 +26,5 @@ from reclaim.store.models import (
 
 __all__ = [
     "RUN_JSON", "SPEC_JSON", "TRACE", "VERDICTS", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index", "Outcome", "RunDir",
-    "RunSpec", "Status", "TrialRecord", "agent_label", "read_model", "trial_id", "write_model",
+    "RunSpec", "Status", "TrialRecord", "agent_label", "read_model", "sha256_file", "trial_id", "trial_spec", "write_model",
 ]

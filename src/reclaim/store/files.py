@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -10,6 +11,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from reclaim.spec import TaskSpec, load_task
 from reclaim.store.models import RunSpec, TrialRecord
 
 M = TypeVar("M", bound=BaseModel)
@@ -20,6 +22,24 @@ VERDICT_JSON = "verdict.json"
 VERDICTS = "verdicts"  # verdicts/<judge label>.json, side by side
 SPEC_JSON = "spec.json"
 TRACE = "trace.jsonl"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def trial_spec(trial_dir: Path, suite_dir: str | None = None, task: str | None = None) -> TaskSpec:
+    """The spec a trial ran under: its own snapshot, or the suite's task for older trials."""
+    spec = read_model(trial_dir / SPEC_JSON, TaskSpec)
+    if spec is None:
+        if suite_dir is None or task is None:
+            raise FileNotFoundError(f"{trial_dir / SPEC_JSON}: missing, and no suite to read the task from")
+        spec = load_task(Path(suite_dir) / task)
+    return spec
 
 
 def write_model(path: Path, model: BaseModel) -> None:
