@@ -3,7 +3,8 @@
 It speaks the OpenAI API (chat completions, responses, models) and the Anthropic Messages API,
 each plain or streamed as server-sent events. Each request takes the next scripted reply: a
 fixed answer, an HTTP error, a delay, or a function of the request (a "model" that reads what
-it was sent). Every request is recorded.
+it was sent). A streamed reply can be paced (its events sent one at a time) and can leave out
+its usage, as some servers do. Every request is recorded.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ class Reply:
     delay: float = 0.0
     tokens: tuple[int, int] = (1000, 100)
     message: str = ""
+    pace: float = 0.0  # streamed: seconds between events, each sent on its own
+    usage: bool = True  # streamed: False leaves the usage out (chat's usage chunk, Anthropic's message_delta)
 
     @property
     def text(self) -> str:
@@ -101,7 +104,7 @@ class ScriptedOpenAI:
                     reply = owner._next(body)
                     model = path.removeprefix("/v1beta/models/").split(":")[0]
                     if path.endswith(":streamGenerateContent"):
-                        return self._sse(list(_gemini_stream(reply, model)))
+                        return self._sse(list(_gemini_stream(reply, model)), reply.pace)
                     return self._json(200, _gemini_body(reply, model))
                 if path not in ("/v1/chat/completions", "/v1/messages", "/v1/responses"):
                     return self._json(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
@@ -116,22 +119,28 @@ class ScriptedOpenAI:
                 model = body.get("model", "scripted")
                 kind = {"/v1/chat/completions": "chat", "/v1/messages": "anthropic", "/v1/responses": "responses"}[path]
                 if body.get("stream"):
-                    return self._sse(list(STREAMS[kind](reply, model, body)))
+                    return self._sse(list(STREAMS[kind](reply, model, body)), reply.pace)
                 self._json(200, BODIES[kind](reply, model))
 
             def _json(self, status: int, payload: dict) -> None:
                 self._send(status, "application/json", json.dumps(payload).encode())
 
-            def _sse(self, events: list[str]) -> None:
-                self._send(200, "text/event-stream", "".join(events).encode())
+            def _sse(self, events: list[str], pace: float = 0.0) -> None:
+                self._send(200, "text/event-stream", [e.encode() for e in events], pace)
 
-            def _send(self, status: int, ctype: str, data: bytes) -> None:
+            def _send(self, status: int, ctype: str, data: bytes | list[bytes], pace: float = 0.0) -> None:
+                parts = data if isinstance(data, list) else [data]
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", ctype)
-                    self.send_header("Content-Length", str(len(data)))
+                    self.send_header("Content-Length", str(sum(map(len, parts))))
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not pace:
+                        self.wfile.write(b"".join(parts))
+                    for part in parts if pace else []:
+                        self.wfile.write(part)
+                        self.wfile.flush()
+                        time.sleep(pace)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
 
@@ -167,7 +176,7 @@ def _chat_stream(r: Reply, model: str, body: dict):
             yield _data({**head, "choices": [{"index": 0, "finish_reason": None, "delta": {"tool_calls": [
                 {"index": i, "function": {"arguments": args[j:j + 11]}}]}}]})
     yield _data({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if r.tool_calls else "stop"}]})
-    if (body.get("stream_options") or {}).get("include_usage"):
+    if r.usage and (body.get("stream_options") or {}).get("include_usage"):
         yield _data({**head, "choices": [], "usage": {"prompt_tokens": r.tokens[0], "completion_tokens": r.tokens[1],
                                                       "total_tokens": sum(r.tokens)}})
     yield "data: [DONE]\n\n"
@@ -207,8 +216,8 @@ def _anthropic_stream(r: Reply, model: str, body: dict):
             yield _event("content_block_delta", {"type": "content_block_delta", "index": idx + i,
                                                  "delta": {"type": "input_json_delta", "partial_json": args[j:j + 11]}})
         yield _event("content_block_stop", {"type": "content_block_stop", "index": idx + i})
-    yield _event("message_delta", {"type": "message_delta", "usage": {"output_tokens": r.tokens[1]},
-                                   "delta": {"stop_reason": "tool_use" if r.tool_calls else "end_turn"}})
+    delta = {"type": "message_delta", "delta": {"stop_reason": "tool_use" if r.tool_calls else "end_turn"}}
+    yield _event("message_delta", {**delta, "usage": {"output_tokens": r.tokens[1]}} if r.usage else delta)
     yield _event("message_stop", {"type": "message_stop"})
 
 

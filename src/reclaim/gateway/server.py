@@ -2,7 +2,8 @@
 
 Agents authenticate with their trial's token; the provider keys stay in this process. Every
 call is forwarded (streams pass through as they come), metered, charged to the trial's
-budget and recorded in its trace.
+budget and recorded in its trace. An agent that hangs up mid-answer is still charged: the
+gateway stops writing to it but reads the upstream's answer to its end and meters that.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class Gateway:
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
+        self._calls: set[asyncio.Task] = set()  # forwarding tasks, held until their call is metered
         # one writer: records land in the order the calls were answered
         self._recorder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reclaim-gw-record")
 
@@ -98,7 +100,9 @@ class Gateway:
         self._session = aiohttp.ClientSession(
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600),
             connector=aiohttp.TCPConnector(limit=256))
-        self._runner = web.AppRunner(app, access_log=None)
+        # a client that hangs up must not cancel the metering of its call (the default since aiohttp
+        # 3.9, said out loud; _proxy shields the forwarding as well)
+        self._runner = web.AppRunner(app, access_log=None, handler_cancellation=False)
         await self._runner.setup()
         tcp = web.TCPSite(self._runner, "127.0.0.1", 0)
         await tcp.start()
@@ -158,10 +162,19 @@ class Gateway:
         except BudgetSpent as e:
             return _error(protocol, 403, "budget_exhausted", str(e))
         acct.in_flight += 1  # only this event loop's thread changes it
-        try:
-            return await self._forward(request, acct, protocol)
-        finally:
-            acct.in_flight -= 1
+
+        async def metered() -> web.StreamResponse:
+            try:
+                return await self._forward(request, acct, protocol)
+            finally:
+                acct.in_flight -= 1
+
+        # its own task, shielded: cancelling this handler (the client went away) leaves the call
+        # to run to its end, be metered and recorded
+        task = asyncio.ensure_future(metered())
+        self._calls.add(task)
+        task.add_done_callback(self._calls.discard)
+        return await asyncio.shield(task)
 
     async def _forward(self, request: web.Request, acct: Account, protocol: str) -> web.StreamResponse:
         body = await request.read()
@@ -173,32 +186,35 @@ class Gateway:
         url, headers = self._route(protocol, request)
         t0 = time.perf_counter()
         raw = bytearray()
-        tokens = (0, 0)
+        tokens, estimated, meter = (0, 0), False, None
         status, error = 502, None
         resp = web.StreamResponse()
+        client = _Client(request, resp)
         try:
             async with self._session.request(request.method, url, data=body or None, headers=headers) as up:
                 status = up.status
                 resp.set_status(up.status)
                 resp.content_type = up.content_type or "application/json"
-                await resp.prepare(request)
+                await client.send()
                 meter = StreamUsage(protocol) if stream and up.status == 200 else None
+                # read to the end even once the client is gone: the answer is metered, not the delivery
                 async for chunk in up.content.iter_any():
                     raw += chunk
                     if meter is not None:
                         meter.feed(chunk)
-                    await resp.write(chunk)
-                await resp.write_eof()
-                if meter is not None:
-                    tokens = (meter.tokens_in, meter.tokens_out)
-                elif up.status == 200:
+                    await client.send(chunk)
+                await client.send(eof=True)
+                if meter is None and up.status == 200:
                     tokens = from_json(protocol, _json(bytes(raw)))
-                else:
+                elif meter is None:
                     error = bytes(raw[:500]).decode("utf-8", "replace")
         except (aiohttp.ClientError, asyncio.TimeoutError) as e:
             error = f"upstream unreachable: {type(e).__name__}: {e}"
             if not resp.prepared:
                 resp = _error(protocol, 502, "upstream_error", f"reclaim gateway: {error}")
+        if meter is not None:  # a stream, whole or cut off: its usage, or an estimate
+            *tokens, estimated = meter.result(body)
+        error = _note(error, client.gone, estimated)
         latency = time.perf_counter() - t0
         model = str(payload.get("model", "")) or _gemini_model(request.path) or model_of(bytes(raw))
         if request.method == "POST":
@@ -226,6 +242,39 @@ class Gateway:
         base = self.upstreams.openai_base_url.rstrip("/")
         headers["Authorization"] = f"Bearer {self._keys['openai']}"
         return base + request.path.removeprefix("/v1"), headers
+
+
+class _Client:
+    """The agent's end of a call. The first write that fails (it hung up: the connection was reset,
+    closed, or its handler cancelled) ends the writing; the call goes on, to be metered."""
+
+    def __init__(self, request: web.Request, resp: web.StreamResponse):
+        self.request, self.resp = request, resp
+        self.gone: str | None = None
+
+    async def send(self, chunk: bytes = b"", *, eof: bool = False) -> None:
+        if self.gone is not None:
+            return
+        try:
+            if not self.resp.prepared:
+                await self.resp.prepare(self.request)
+            if chunk:
+                await self.resp.write(chunk)
+            if eof:
+                await self.resp.write_eof()
+        except (OSError, RuntimeError) as e:  # aiohttp's ClientConnectionResetError is an OSError
+            self.gone = f"{type(e).__name__}: {e}"
+
+
+def _note(error: str | None, gone: str | None, estimated: bool) -> str | None:
+    notes = [error] if error else []
+    if gone is not None:
+        notes.append(f"client disconnected before the answer was delivered ({gone}); "
+                     "the upstream's answer was read to its end and metered")
+    if estimated:
+        notes.append("tokens estimated: the stream ended without its usage, so ceil(characters / 4) "
+                     "of the streamed text and of the request")
+    return "; ".join(notes) or None
 
 
 def _gemini_model(path: str) -> str:
