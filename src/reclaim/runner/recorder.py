@@ -7,66 +7,51 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.budget import BudgetExhausted, Deadline
-from reclaim.sandbox import ExecResult, Sandbox, SandboxError
-from reclaim.store.files import sha256_file
+from reclaim.sandbox import ExecResult, Sandbox, SandboxError, execlog, identity, untrusted
 from reclaim.trace import (
     BudgetEvent,
     CommandFinished,
     CommandStarted,
     FileChange,
+    ProgramExec,
     TraceWriter,
 )
 from reclaim.trace.events import Phase
 
+HASH_LIMIT = 1 << 30  # larger files are recorded by size alone
 EXCERPT_BYTES = 8192  # head and tail kept in the event; the whole stream stays in its file
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    """path -> (size, mtime_ns) for every file under root."""
-    out = {}
-    for p in root.rglob("*"):
-        try:
-            if p.is_file() and not p.is_symlink():
-                st = p.stat()
-                out[p.relative_to(root).as_posix()] = (st.st_size, st.st_mtime_ns)
-        except OSError:
-            continue
-    return out
+    """path -> (size, mtime_ns) for every regular file under root, never through a link."""
+    return {e.rel: (e.size, e.mtime_ns) for e in untrusted.walk(root) if e.kind == "file"}
 
 
 def diff(root: Path, before: dict, after: dict) -> list[FileChange]:
     changes = []
     for path in sorted(after.keys() - before.keys()):
         changes.append(FileChange(path=path, change="created", size=after[path][0],
-                                  sha256=_hash_or_none(root / path)))
+                                  sha256=_hash_or_none(root, path)))
     for path in sorted(before.keys() & after.keys()):
         if before[path] != after[path]:
             changes.append(FileChange(path=path, change="modified", size=after[path][0],
-                                      sha256=_hash_or_none(root / path)))
+                                      sha256=_hash_or_none(root, path)))
     for path in sorted(before.keys() - after.keys()):
         changes.append(FileChange(path=path, change="deleted"))
     return changes
 
 
-def _hash_or_none(path: Path) -> str | None:
+def _hash_or_none(root: Path, rel: str) -> str | None:
     try:
-        return sha256_file(path)
-    except OSError:
+        return untrusted.sha256(root, rel, limit=HASH_LIMIT)
+    except (OSError, untrusted.Untrusted):
         return None
 
 
 def excerpt(path: Path, limit: int = EXCERPT_BYTES) -> tuple[str, int]:
     """(head and tail of the file, its full size in bytes)."""
-    size = path.stat().st_size if path.exists() else 0
-    with open(path, "rb") as fh:
-        if size <= limit:
-            return fh.read().decode("utf-8", "replace"), size
-        head = fh.read(limit // 2)
-        fh.seek(size - limit // 2)
-        tail = fh.read()
-    cut = size - len(head) - len(tail)
-    text = head.decode("utf-8", "replace") + f"\n[... {cut} bytes cut ...]\n" + tail.decode("utf-8", "replace")
-    return text, size
+    data, size = untrusted.read_ends(path, limit)
+    return data.decode("utf-8", "replace"), size
 
 
 class Cancelled(Exception):
@@ -130,6 +115,11 @@ class Recorder:
         finally:
             with cancel.lock:
                 cancel.active.discard(self.sandbox)
+        if res.exec_log is not None:
+            for ex in execlog.parse(res.exec_log, identity.current().drop()):
+                self.trace.emit(ProgramExec, phase=self.phase, command_id=started.id, pid=ex.pid,
+                                path=ex.path[:4000], argv=[a[:4000] for a in ex.argv[:256]],
+                                truncated=ex.truncated)
         out, out_n = excerpt(res.stdout_path)
         err, err_n = excerpt(res.stderr_path)
         self.command_seconds += res.duration

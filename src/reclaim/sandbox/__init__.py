@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reclaim.sandbox import bwrap
+from reclaim.sandbox import bwrap, execlog, identity, untrusted
 from reclaim.sandbox.base import (
     Bind,
     ExecResult,
@@ -43,5 +43,5 @@ def check_backend(name: str) -> str | None:
 
 __all__ = [
     "BACKENDS", "Bind", "ExecResult", "PROCESS_WARNING", "Sandbox", "SandboxConfig",
-    "SandboxError", "check_backend", "default_backend", "kill_strays", "kill_tree", "make_sandbox",
+    "SandboxError", "check_backend", "execlog", "identity", "untrusted", "default_backend", "kill_strays", "kill_tree", "make_sandbox",
 ]

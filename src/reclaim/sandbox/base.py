@@ -13,7 +13,10 @@ from typing import Protocol, runtime_checkable
 
 import psutil
 
+from reclaim.sandbox import identity, untrusted
+
 GRACE_SECONDS = 2.0
+READ_LIMIT = 8 << 20
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
@@ -56,6 +59,8 @@ class ExecResult:
     end: float
     stdout_path: Path
     stderr_path: Path
+    exec_log: Path | None = None
+    """Every program the command started, recorded from outside the sandbox (execlog.py)."""
 
     @property
     def ok(self) -> bool:
@@ -102,13 +107,20 @@ class HostWorkspace:
     _procs: set
 
     def read_file(self, rel: str) -> bytes:
-        return resolve_inside(self.config.workspace, rel).read_bytes()
+        """A workspace file, read as the agent's: no links followed, no special files, bounded."""
+        try:
+            return untrusted.read_bytes(self.config.workspace, rel, READ_LIMIT)
+        except untrusted.Untrusted as e:
+            raise SandboxError(str(e)) from None
 
     def write_file(self, rel: str, data: bytes, mode: int = 0o644) -> None:
-        path = resolve_inside(self.config.workspace, rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        path.chmod(mode)
+        """Write into the workspace without following anything the agent made there."""
+        ident = identity.current() if self.name != "process" else None
+        try:
+            untrusted.write_bytes(self.config.workspace, rel, data, mode,
+                                  owner=(ident.uid, ident.gid) if ident and ident.dedicated else None)
+        except untrusted.Untrusted as e:
+            raise SandboxError(str(e)) from None
 
     def stop(self) -> None:
         for proc in list(self._procs):

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from reclaim.sandbox import execlog, identity
 from reclaim.sandbox.base import (
     ExecResult,
     HostWorkspace,
@@ -28,6 +29,7 @@ ETC_ENTRIES = (
     "debian_version", "protocols", "services", "magic", "magic.mime",
 )
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+SYMLINKED = tuple(d + "/" for d in SYSTEM_DIRS if Path(d).is_symlink())
 
 
 @functools.cache
@@ -43,6 +45,33 @@ def available() -> str | None:
     return None
 
 
+_DEST_OPS = {"--ro-bind": 2, "--bind": 2, "--dev-bind": 2, "--tmpfs": 1, "--dir": 1}
+
+
+def _with_parents(argv: list[str]) -> list[str]:
+    """Make every folder on the way to a mount point first, world-traversable: bwrap run as root
+    makes them 0700, which the unprivileged sandbox user could not enter."""
+    made: set[str] = {"/"}
+    dests = []
+    i = 0
+    while i < len(argv):
+        n = _DEST_OPS.get(argv[i])
+        if n is not None:
+            dests.append(argv[i + n])
+            i += n + 1
+        else:
+            i += 1
+    prefix: list[str] = []
+    for dest in dests:
+        for parent in reversed(Path(dest).parents):
+            p = str(parent)
+            if p not in made and not any(p.startswith(d) for d in SYMLINKED):
+                made.add(p)
+                prefix += ["--perms", "0755", "--dir", p]
+    head = argv.index("--hostname")
+    return argv[:head] + prefix + argv[head:]
+
+
 class BwrapSandbox(HostWorkspace):
     name = "bwrap"
     isolated = True
@@ -52,20 +81,33 @@ class BwrapSandbox(HostWorkspace):
         self.config = config
         self._procs: set = set()
         self._argv: list[str] | None = None
+        self.identity = identity.current()
 
     def start(self) -> None:
         reason = available()
         if reason:
             raise SandboxError(reason)
         self.config.workspace.mkdir(parents=True, exist_ok=True)
+        self.identity.give_tree(self.config.workspace)
+        for b in self.config.binds:
+            if b.writable and b.host.is_dir():
+                self.identity.give_tree(b.host)
         self._argv = self._build_argv()
 
     def _build_argv(self) -> list[str]:
-        argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all",
-                "--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                "--dir", "/var/tmp", "--dir", "/run"]
+        # A root harness runs bwrap as root, so it can reach every source path, and the command
+        # inside starts through setpriv as the unprivileged sandbox user (identity.py). Otherwise
+        # bwrap runs as the user, in a user namespace that maps only that uid, with no
+        # capabilities and no nested user namespaces.
+        argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid",
+                "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+        if not self.identity.dedicated:
+            argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+        argv += ["--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev",
+                 "--perms", "1777", "--tmpfs", "/tmp", "--perms", "1777", "--dir", "/var/tmp",
+                 "--dir", "/run"]
         if self.config.network:
-            argv.append("--share-net")
+            argv.remove("--unshare-net")
         bound: list[tuple[Path, str]] = []  # (host folder, where it appears inside)
         for d in SYSTEM_DIRS:
             p = Path(d)
@@ -74,9 +116,12 @@ class BwrapSandbox(HostWorkspace):
             elif p.is_dir():
                 argv += ["--ro-bind", d, d]
                 bound.append((p, d))
+        accounts = identity.account_files() if self.identity.dedicated else {}
         for entry in ETC_ENTRIES:
             p = Path("/etc", entry)
-            if p.exists():
+            if entry in accounts:
+                argv += ["--ro-bind", str(accounts[entry]), str(p)]
+            elif p.exists():
                 argv += ["--ro-bind", str(p), str(p)]
         for d in interpreter_dirs():
             argv += ["--ro-bind", str(d), str(d)]
@@ -95,7 +140,7 @@ class BwrapSandbox(HostWorkspace):
                 if h.exists() and (h == host or host in h.parents):
                     target = str(Path(inside) / h.relative_to(host))
                     argv += ["--tmpfs", target] if h.is_dir() else ["--ro-bind", "/dev/null", target]
-        return argv + ["--chdir", WORKSPACE, "--"]
+        return _with_parents(argv) + ["--chdir", WORKSPACE, "--"]
 
     def gateway_url(self, host_url: str) -> str:
         """Where programs inside reach the gateway."""
@@ -119,11 +164,14 @@ class BwrapSandbox(HostWorkspace):
         if self.config.gateway is not None:  # a relay from the sandbox's loopback to the gateway
             cmd = ["python3", f"{GATEWAY_DIR}/forward.py", str(GATEWAY_PORT), f"{GATEWAY_DIR}/gateway.sock",
                    "--", *cmd]
+        cmd = self.identity.drop() + cmd  # nothing the agent wrote runs before this
         # bwrap reports the command's exit code on this fd; none means the sandbox never ran it
         status_r, status_w = os.pipe()
         argv = self._argv[:1] + ["--json-status-fd", str(status_w)] + self._argv[1:]
+        log = stdout.with_name(stdout.name.rsplit(".", 1)[0] + ".execs")
+        outside = execlog.wrap(log) + self.config.launcher
         try:
-            res = run_killable(self.config.launcher + argv + cmd, cwd=None,
+            res = run_killable(outside + argv + cmd, cwd=None,
                                env=full_env | self.config.launcher_env, stdout=stdout, stderr=stderr,
                                timeout=timeout, procs=self._procs, pass_fds=(status_w,))
         finally:
@@ -134,4 +182,5 @@ class BwrapSandbox(HostWorkspace):
             detail = stderr.read_text(errors="replace").strip()[-2000:]
             raise SandboxError(f"bwrap could not set up the sandbox: {detail}")
         res.cmd = asked
+        res.exec_log = log if execlog.strace() else None
         return res

@@ -8,6 +8,7 @@ from reclaim.trace.events import (
     FileChange,
     ModelCall,
     Note,
+    ProgramExec,
     ShellCommand,
     TrialFinished,
     TrialStarted,
@@ -15,6 +16,6 @@ from reclaim.trace.events import (
 from reclaim.trace.log import TraceWriter, read_trace
 
 __all__ = [
-    "BudgetEvent", "CommandFinished", "CommandStarted", "Event", "FileChange", "ModelCall", "Note", "ShellCommand",
+    "BudgetEvent", "CommandFinished", "CommandStarted", "Event", "FileChange", "ModelCall", "Note", "ProgramExec", "ShellCommand",
     "TraceWriter", "TrialFinished", "TrialStarted", "read_trace",
 ]

@@ -57,7 +57,7 @@ class CommandFinished(_Event):
 
 class BudgetEvent(_Event):
     kind: Literal["budget"] = "budget"
-    what: Literal["wall_exhausted", "model_exhausted", "warning"]
+    what: Literal["wall_exhausted", "model_exhausted", "disk_exhausted", "warning"]
     detail: str
 
 
@@ -88,13 +88,28 @@ class ModelCall(_Event):
 
 
 class ShellCommand(_Event):
-    """A shell command the agent's programs ran inside the sandbox, from the harness's audit hook."""
+    """A shell command the agent's programs ran inside the sandbox, from the in-sandbox audit hook.
+
+    UNTRUSTED: the hook and its log live where the agent can reach them; it may switch the hook
+    off or write rows of its own. The exec record (ProgramExec) is the trusted layer."""
 
     kind: Literal["shell_command"] = "shell_command"
     at: float = Field(description="When it started, by the sandbox's clock.")
     pid: int
     cmd: str
     exit_code: int | None = Field(description="None when the shell ended before reporting it.")
+    untrusted: bool = True
+
+
+class ProgramExec(_Event):
+    """A program started inside the sandbox, recorded from outside it (strace on execve)."""
+
+    kind: Literal["program_exec"] = "program_exec"
+    command_id: int = Field(description="The command_started event whose sandbox ran it.")
+    pid: int = Field(description="Host pid.")
+    path: str
+    argv: list[str]
+    truncated: bool = False
 
 
 class TrialFinished(_Event):
@@ -104,6 +119,7 @@ class TrialFinished(_Event):
 
 
 Event = Annotated[
-    TrialStarted | CommandStarted | CommandFinished | BudgetEvent | Note | ModelCall | ShellCommand | TrialFinished,
+    TrialStarted | CommandStarted | CommandFinished | BudgetEvent | Note | ModelCall | ShellCommand | ProgramExec
+    | TrialFinished,
     Field(discriminator="kind"),
 ]
