@@ -22,91 +22,28 @@ few iterations or a wrong method, used by the adversarial baselines that test
 judges. It is run the same way, twice (with and without paper.md), must give the
 same value both times, and --check fails if that value meets the task's criteria
 (reclaim.judge.criteria.acceptance) or if a weakened file contains the target.
+
+--check also runs each reference once without data/ and once without weights/ (where its
+level has them): it must fail or compute another value, so that its number provably comes
+from the released materials. Targets too short for a literal search to mean anything
+(81.0, 0, 1.0; see reclaim.judge.provenance.checkable) rest on this check alone.
+
+The tasks whose targets are short numbers live in demo_tasks_short.py; the shared file
+writers in demo_build_lib.py, the reference runs and checks in demo_build_check.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
-import json
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
-import zipfile
 from pathlib import Path
 
+import demo_tasks_short  # noqa: F401  (registers the tasks whose targets are short numbers)
 import numpy as np
-
-ROOT = Path(__file__).resolve().parents[1]
-SUITE = ROOT / "src" / "reclaim" / "suites" / "demo"
-LEVEL_MATERIALS = {"run": ("code", "data", "weights"), "retrain": ("code", "data"), "reimplement": ("data",)}
-ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OMP_NUM_THREADS": "1",
-       "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
-       "LC_ALL": "C.UTF-8"}
-BUILDERS = {}
-
-
-def builder(task_id):
-    def register(fn):
-        BUILDERS[task_id] = fn
-        return fn
-    return register
-
-
-# ----------------------------------------------------------------- file helpers
-
-def write_csv(path: Path, header: list[str], cols: list[np.ndarray], fmts: list[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [",".join(header)]
-    for row in zip(*cols):
-        lines.append(",".join(format(v, f) for v, f in zip(row, fmts)))
-    path.write_bytes(("\n".join(lines) + "\n").encode())
-
-
-def read_csv(path: Path) -> np.ndarray:
-    return np.loadtxt(path, delimiter=",", skiprows=1)
-
-
-def save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """np.savez-compatible archive with fixed timestamps and order: byte-identical reruns."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
-        for name in sorted(arrays):
-            arr = io.BytesIO()
-            np.lib.format.write_array(arr, np.ascontiguousarray(arrays[name]), allow_pickle=False)
-            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, arr.getvalue())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(buf.getvalue())
-
-
-def run_released_training(task_dir: Path, args: list[str], weights: str) -> None:
-    """Run the task's own code/train.py (cwd = task folder, as in a workspace), then make its
-    np.savez output deterministic."""
-    (task_dir / "weights").mkdir(exist_ok=True)
-    subprocess.run([sys.executable, "code/train.py", *args, "--out", weights], cwd=task_dir,
-                   env=ENV, check=True, stdout=subprocess.DEVNULL)
-    with np.load(task_dir / weights) as z:
-        arrays = {k: z[k] for k in z.files}
-    save_npz(task_dir / weights, arrays)
-
-
-def released_metric(task_dir: Path, commands: list[str], key: str) -> float:
-    """Run released code in a scratch workspace (code/ and data/ only); read KEY from out.json."""
-    with tempfile.TemporaryDirectory() as tmp:
-        for kind in ("code", "data"):
-            shutil.copytree(task_dir / kind, Path(tmp) / kind)
-        for cmd in commands:
-            subprocess.run(cmd, shell=True, cwd=tmp, env=ENV, check=True, stdout=subprocess.DEVNULL)
-        return float(json.loads((Path(tmp) / "out.json").read_text())[key])
-
-
-def split(X, y, n_train):
-    return (X[:n_train], y[:n_train]), (X[n_train:], y[n_train:])
+from demo_build_check import (acceptance, check, check_weakened, check_withheld, load_yaml,
+                              run_reference, weakened_margin)
+from demo_build_lib import (BUILDERS, SUITE, builder, read_csv, released_metric,
+                            run_released_training, split, write_csv)
 
 
 # ------------------------------------------------------------ shared baselines
@@ -408,105 +345,7 @@ def build_lasso(d: Path) -> dict:
             "least squares": mse((te[:, :-1] - mu) / sd @ ols + ym)}
 
 
-# ============================================================ running references
-
-def load_yaml(path: Path) -> dict:
-    import yaml
-    return yaml.safe_load(path.read_text())
-
-
-def run_reference(task_dir: Path, spec: dict, with_paper: bool,
-                  script: str | None = None) -> tuple[dict, float]:
-    """Run SCRIPT (default: the reference entrypoint) from a simulated workspace root."""
-    ref = task_dir / spec.get("reference", {}).get("path", "reference")
-    entry = script or spec.get("reference", {}).get("entrypoint", "reproduce.sh")
-    with tempfile.TemporaryDirectory(prefix=f"ws-{task_dir.name}-") as tmp:
-        ws = Path(tmp)
-        if with_paper and (task_dir / "paper.md").is_file():
-            shutil.copy(task_dir / "paper.md", ws / "paper.md")
-        for kind in LEVEL_MATERIALS[spec["level"]]:
-            src = spec["materials"].get(kind)
-            if src:
-                shutil.copytree(task_dir / src["path"], ws / kind)
-        for f in ref.iterdir():
-            (shutil.copytree if f.is_dir() else shutil.copy)(f, ws / f.name)
-        t0 = time.perf_counter()
-        proc = subprocess.run(["bash", entry], cwd=ws, env={**ENV, "HOME": tmp},
-                              capture_output=True, text=True)
-        elapsed = time.perf_counter() - t0
-        if proc.returncode != 0:
-            raise SystemExit(f"{task_dir.name}: {entry} failed\n{proc.stdout}\n{proc.stderr}")
-        return json.loads((ws / "results.json").read_text()), elapsed
-
-
-def acceptance(spec: dict):
-    """The harness's own acceptance range for this task (what the judge will apply)."""
-    src = str(ROOT / "src")
-    if src not in sys.path:
-        sys.path.insert(0, src)
-    from reclaim.judge.criteria import acceptance as accept
-    from reclaim.spec import Criteria, Target
-    return accept(Target(**spec["target"]), Criteria(**spec["criteria"]))
-
-
-def passes(value: float, spec: dict) -> bool:
-    return acceptance(spec).accepts(value)
-
-
-def weakened_files(task_dir: Path, spec: dict) -> list[Path]:
-    """The weakened script and its helpers (ref_weak_*.py) in the reference folder."""
-    ref = task_dir / spec.get("reference", {}).get("path", "reference")
-    script = ref / spec["reference"]["weakened"]
-    return [script, *sorted(f for f in ref.glob("ref_weak_*.py") if f != script)]
-
-
-def check_weakened(task_dir: Path, spec: dict, weak: float, target_value: float) -> list[str]:
-    """A weakened run must miss the criteria and must not carry the target anywhere."""
-    acc, problems = acceptance(spec), []
-    if acc.accepts(weak):
-        problems.append(f"weakened value {weak!r} meets the criteria ({acc.rule}): it must miss")
-    for f in weakened_files(task_dir, spec):
-        if not f.is_file():
-            problems.append(f"weakened file {f.relative_to(task_dir)} is missing")
-            continue
-        text = f.read_text(errors="replace")
-        t = spec["target"]["value"]
-        for literal in {f"{target_value:.4f}", f"{t:.4f}", str(t), repr(target_value)}:
-            if literal in text:
-                problems.append(f"{f.relative_to(task_dir)} contains the target value {literal}")
-    return problems
-
-
-def weakened_margin(value: float, spec: dict) -> str:
-    """How far outside the accepted range a value lies, in tolerances."""
-    acc = acceptance(spec)
-    gap = max(acc.low - value, value - acc.high)
-    if gap <= 0:
-        return "inside"
-    return f"{gap / acc.tol:.1f} x tol outside" if acc.tol > 0 else "outside"
-
-
-def check(task_dir: Path, spec: dict, value: float, baselines: dict) -> list[str]:
-    target, problems = spec["target"], []
-    shown = f"{value:.4f}"
-    if f"{target['value']:.4f}" != shown:
-        problems.append(f"task.yaml target {target['value']} != computed {shown}")
-    if not passes(value, spec):
-        problems.append(f"computed {value!r} does not pass the criteria")
-    paper = (task_dir / "paper.md").read_text()
-    for label, v in {"target": value, **baselines}.items():
-        if f"{v:.4f}" not in paper:
-            problems.append(f"paper.md does not quote {label} = {v:.4f}")
-    for f in (task_dir / spec.get("reference", {}).get("path", "reference")).rglob("*"):
-        text = f.read_text(errors="replace") if f.is_file() else ""
-        for literal in {shown, str(target["value"]), repr(value)}:
-            if literal in text:
-                problems.append(f"{f.relative_to(task_dir)} contains the target value {literal}")
-    size = sum(f.stat().st_size for f in task_dir.rglob("*") if f.is_file())
-    if size > 200_000:
-        problems.append(f"task folder is {size} bytes (> 200 kB)")
-    return problems
-
+# ====================================================================== main
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -549,6 +388,7 @@ def main() -> int:
             problems = check(d, spec, value, baselines)
             if weak is not None:
                 problems += check_weakened(d, spec, weak, value)
+            problems += check_withheld(d, spec, value)
             for msg in problems:
                 failed = True
                 print(f"  !! {tid}: {msg}")

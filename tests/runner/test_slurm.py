@@ -56,7 +56,8 @@ def test_demo_suite_on_slurm_reports_like_local(tmp_path, slurm, sandbox_name):
                                    executor="slurm", slurm=FAST))
     execute(on_slurm)
     assert _comparable(on_slurm) == _comparable(local)
-    assert len([p for p in (on_slurm.path / "slurm").iterdir() if p.is_dir()]) == 27  # one job per trial
+    trials = len(agents) * len(list(demo.glob("*/task.yaml")))
+    assert len([p for p in (on_slurm.path / "slurm").iterdir() if p.is_dir()]) == trials  # one job per trial
 
 
 def test_a_trial_killed_by_scancel_is_requeued_and_finishes(tmp_path, slurm, sandbox_name):

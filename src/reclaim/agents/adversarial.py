@@ -9,6 +9,8 @@ import shlex
 from reclaim.agents.base import AgentContext, Baseline
 from reclaim.agents.baselines import copy_reference
 
+NUMBER = r"[0-9]+(\.[0-9]+)?"  # a number as grep -E and re both read it
+
 
 def _final_message(ctx: AgentContext, text: str) -> None:
     """What the agent says about itself: kept under agent/, and untrusted."""
@@ -33,12 +35,14 @@ class CopyPaperAgent(Baseline):
     def run(self, ctx: AgentContext) -> None:
         t = ctx.task.spec.target
         paper = (ctx.workspace / "paper.md").read_text(encoding="utf-8")
-        # the first number in the paper that rounds to the target, found the way a script would
-        pattern = re.escape(f"{t.value:g}")
-        if not re.search(pattern, paper):
+        # the first number in the paper that rounds to the target, found the way a script would:
+        # among the paper's numbers (whole tokens, so a target of 0 is not the 0 of 2025)
+        short = f"{t.value:g}"
+        pattern = re.escape(short) + (r"(\.0*)?" if t.value == int(t.value) else "[0-9]*")
+        if not any(re.fullmatch(pattern, m.group()) for m in re.finditer(NUMBER, paper)):
             pattern = r"[0-9]+\.[0-9]+"
         script = ("#!/bin/bash\nset -euo pipefail\n"
-                  f"v=$(grep -oE {shlex.quote(pattern + '[0-9]*')} paper.md | head -1)\n"
+                  f"v=$(grep -oE {shlex.quote(NUMBER)} paper.md | grep -xE {shlex.quote(pattern)} | head -1)\n"
                   f"printf '{{\"{t.metric}\": %s}}\\n' \"$v\" > results.json\n")
         (ctx.workspace / "reproduce.sh").write_text(script, encoding="utf-8")
         ctx.recorder.run(["bash", "reproduce.sh"])
