@@ -98,3 +98,39 @@ def test_report_command_reads_a_run_directory(tmp_path):
     res = CliRunner().invoke(app, ["report", str(rd.path)])
     assert "best agent" in res.output and res.exit_code == 0
     assert render(build_report(_spec(), RECORDS), "markdown").startswith("# reclaim report")
+
+
+def test_attempts_and_their_errors_are_counted_per_trial_and_in_totals(tmp_path):
+    rd = RunDir(tmp_path / "r1")
+    rd.write_spec(_spec())
+    retried = {"b__x__1": 2, "a__y__0": 1}  # b__x__1 stayed error after 3 attempts; a__y__0 then finished
+    for rec in RECORDS:
+        for _ in range(retried.get(rec.trial_id, 0)):
+            write_model(rd.trial_dir(rec.trial_id) / "trial.json", rec.model_copy(update={"outcome": Outcome.error}))
+            rd.set_aside(rec.trial_id)
+        write_model(rd.trial_dir(rec.trial_id) / "trial.json", rec)
+    assert sorted(p.name for p in rd.retried_dir.iterdir()) == ["a__y__0.1", "b__x__1.1", "b__x__1.2"]
+    assert not rd.interrupted_dir.exists()
+
+    res = CliRunner().invoke(app, ["report", str(rd.path), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    rows = {(t["task"], t["agent"], t["seed"]): t for t in data["trials"]}
+    assert (rows["b", "x", 1]["attempts"], rows["b", "x", 1]["error_attempts"]) == (3, 3)
+    assert (rows["a", "y", 0]["attempts"], rows["a", "y", 0]["error_attempts"]) == (2, 1)
+    assert (rows["a", "x", 0]["attempts"], rows["a", "x", 0]["error_attempts"]) == (1, 0)
+    t = data["totals"]
+    assert (t["trials"], t["attempts"], t["retries"], t["error_attempts"]) == (9, 12, 3, 4)
+    assert t["outcomes"]["error"] == 1  # the trials still in error; the rate leaves them out as before
+    assert data["levels"]["run"]["agents"]["y"]["trials"] == 3
+
+    md = to_markdown(build_report(rd.spec(), rd.records(), retried=rd.retried()))
+    assert "9 of 0 trials in 12 attempts (3 retries, 4 harness errors)" in md
+    res = CliRunner().invoke(app, ["report", str(rd.path)])
+    assert "in 12 attempts (3 retries, 4 harness errors)" in res.output
+
+
+def test_a_report_without_retries_counts_one_attempt_per_trial():
+    data = json.loads(to_json(build_report(_spec(), RECORDS)))
+    assert all((t["attempts"], t["error_attempts"]) == (1, t["outcome"] == "error") for t in data["trials"])
+    assert (data["totals"]["attempts"], data["totals"]["retries"], data["totals"]["error_attempts"]) == (9, 0, 1)

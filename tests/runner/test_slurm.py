@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 from conftest import task_yaml, write_agent, write_suite
+from scripted_openai import Reply, ScriptedOpenAI
 
+from reclaim.judge import JudgeConfig
 from reclaim.report import build_report
 from reclaim.runner.run import RunOptions, execute, plan_run
 from reclaim.runner.slurm_options import SlurmOptions
@@ -85,6 +87,27 @@ def test_a_trial_killed_by_scancel_is_requeued_and_finishes(tmp_path, slurm, san
     assert rec.outcome.value == "reproduced"
     assert len(list((rd.path / "interrupted").iterdir())) == 1  # the killed attempt, kept
     assert len([p for p in (rd.path / "slurm").iterdir() if p.is_dir()]) == 2
+
+
+def test_a_judge_error_on_slurm_is_submitted_again_at_most_twice(tmp_path, slurm, sandbox_name):
+    server = ScriptedOpenAI().always(Reply(status=401, message="bad key"))
+    try:
+        suite = write_suite(tmp_path / "suite", [task_yaml("a", "run")])
+        judge = JudgeConfig(name="llm", model="scripted", base_url=server.url, samples=1, max_retries=0,
+                            cache_dir=str(tmp_path / "cache"))
+        rd = plan_run(RunOptions(suite=suite, agents=["reference"], sandbox=sandbox_name, judge=judge,
+                                 runs_root=tmp_path / "runs", executor="slurm", slurm=FAST))
+        (rec,) = execute(rd)
+        assert rec.outcome.value == "error"
+        assert len([r for r in server.requests if r["path"].endswith("/chat/completions")]) == 3
+        assert len(rd.retried(rec.trial_id)) == 2
+        assert len([p for p in (rd.path / "slurm").iterdir() if p.is_dir()]) == 3  # one job per attempt
+        (row,) = build_report(rd.spec(), rd.records(), retried=rd.retried()).trials
+        assert (row.attempts, row.error_attempts) == (3, 3)
+        execute(rd)  # resumed: the bound is spent, nothing is submitted
+        assert len([p for p in (rd.path / "slurm").iterdir() if p.is_dir()]) == 3
+    finally:
+        server.close()
 
 
 def test_resume_switches_executors_without_rerunning(tmp_path, slurm, sandbox_name):

@@ -59,14 +59,15 @@ def test_run_refuses_unknown_task_and_agent(tmp_path):
     assert res.exit_code == 2 and "unknown agent 'gpt'" in res.output
 
 
-def test_resume_retries_harness_errors_and_keeps_the_old_record(tmp_path, sandbox_name):
+def test_harness_errors_are_retried_twice_and_the_old_records_kept(tmp_path, sandbox_name):
     from reclaim.runner.run import execute
 
     spec = task_yaml("flaky", "run")
     spec["reference"] = None
     suite = write_suite(tmp_path / "suite", [spec])
     rd, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
-    assert rec.outcome.value == "error"
-    (rec2,) = execute(rd)  # resuming runs it again (it fails again) and keeps the first attempt
-    assert rec2.outcome.value == "error"
-    assert len(list((rd.path / "interrupted").iterdir())) == 1
+    assert rec.outcome.value == "error"  # three attempts, each failing the same way
+    assert len(rd.retried(rec.trial_id)) == 2
+    (rec2,) = execute(rd)  # resuming: the retries are spent, it is not run again
+    assert rec2 == rec
+    assert len(list((rd.path / "retried").iterdir())) == 2

@@ -39,7 +39,7 @@ from reclaim.runner.run import Progress as RunProgress
 from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.sandbox import BACKENDS, PROCESS_WARNING, check_backend, default_backend
 from reclaim.spec import Level, SpecError
-from reclaim.store import Index, Outcome, RunDir, Status, TrialRecord
+from reclaim.store import MAX_RETRIES, Index, Outcome, RunDir, Status, TrialRecord
 from reclaim.suites import resolve_suite
 
 app = typer.Typer(help="reclaim: can AI agents reproduce published research results?",
@@ -90,7 +90,11 @@ def _progress_display(prog: Progress) -> RunProgress:
                            + (f"  [red]{rec.error}[/]" if rec.error else ""), highlight=False)
         prog.advance(bar)
 
-    return RunProgress(planned=planned, finished=finished)
+    def retrying(rec: TrialRecord) -> None:
+        prog.console.print(f"  {rec.trial_id:<48} [{OUTCOME_STYLE['error']}]error[/], running it again"
+                           + (f"  [red]{rec.error}[/]" if rec.error else ""), highlight=False)
+
+    return RunProgress(planned=planned, finished=finished, retrying=retrying)
 
 
 def ui_for(fmt: str) -> Console:
@@ -123,7 +127,7 @@ def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None,
                     and (o := rd.verdict_outcome(r.trial_id, judge_label)) is not None}
         if not outcomes:
             fail(f"no verdicts of judge '{judge_label}' in {rd.path}; run: reclaim judge {rd.path} --judge ...")
-    report = build_report(rd.spec(), records, judge=judge_label, outcomes=outcomes)
+    report = build_report(rd.spec(), records, judge=judge_label, outcomes=outcomes, retried=rd.retried())
     text = render(report, fmt, console)
     if text is not None:
         sys.stdout.write(text)
@@ -155,6 +159,8 @@ def run(
         help="Where trials run: local (default) or slurm (one job per trial; with --resume, switches).")] = None,
     slurm_partition: Annotated[Optional[str], typer.Option(help="Slurm partition.")] = None,
     slurm_account: Annotated[Optional[str], typer.Option(help="Slurm account.")] = None,
+    max_retries: Annotated[int, typer.Option(
+        help="Runs again of a trial that ended in a harness error; kept for --resume.")] = MAX_RETRIES,
     run_dir: Annotated[Optional[Path], typer.Option(help="Where to keep this run (default runs/<run_id>).")] = None,
     runs_root: Annotated[Path, typer.Option(help="Folder of runs and their index.")] = Path("runs"),
     resume: Annotated[Optional[Path], typer.Option(help="Finish an interrupted run in this folder.")] = None,
@@ -180,7 +186,7 @@ def run(
                           judge=judge_config(judge, judge_model, judge_base_url, judge_samples,
                                              judge_max_tokens, judge_prices, judge_cache),
                           run_dir=run_dir, model=model, gpus=gpus, budget_scale=budget_scale,
-                          executor=executor or "local",
+                          executor=executor or "local", max_retries=max_retries,
                           slurm=SlurmOptions(partition=slurm_partition, account=slurm_account), upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
         rd = plan_run(opts)
     except (RunError, SpecError, FileNotFoundError, ValueError) as e:

@@ -49,6 +49,8 @@ class TrialRow(BaseModel):
     measured: float | None
     target: float | None
     wall_s: float | None
+    attempts: int = Field(1, description="Finished attempts: 1, plus each harness error that was run again.")
+    error_attempts: int = Field(0, description="Attempts that ended in a harness error, this one included.")
 
 
 class Totals(BaseModel):
@@ -64,6 +66,10 @@ class Totals(BaseModel):
     model_tokens: int = 0
     model_usd: float = 0.0
     outcomes: dict[str, int]
+    attempts: int = Field(0, description="Finished attempts of the trials in the report, retries included.")
+    retries: int = Field(0, description="Attempts beyond each trial's first: harness errors run again.")
+    error_attempts: int = Field(0, description="Attempts that ended in a harness error; the trials still in "
+                                               "error are outcomes.error.")
 
 
 class Report(BaseModel):
@@ -82,8 +88,9 @@ class Report(BaseModel):
 
 
 def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = None,
-                 outcomes: dict[str, Outcome] | None = None) -> Report:
-    """The report; with ``judge`` and ``outcomes`` (trial id -> outcome), as that judge saw it."""
+                 outcomes: dict[str, Outcome] | None = None, retried: list[TrialRecord] | None = None) -> Report:
+    """The report; with ``judge`` and ``outcomes`` (trial id -> outcome), as that judge saw it;
+    ``retried``: the earlier attempts that ended in a harness error (RunDir.retried())."""
     records = sorted((r for r in records if r.done), key=lambda r: (r.task, r.agent, r.seed))
     if outcomes:
         records = [r.model_copy(update={"outcome": outcomes.get(r.trial_id, r.outcome)}) for r in records]
@@ -113,6 +120,9 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
         levels[level] = LevelBlock(papers=len(papers), agents=rows, best_agent=best,
                                    any_agent_rate=sum(by_paper.values()) / len(papers))
     counts = Counter(r.outcome.value for r in records)
+    earlier = Counter(r.trial_id for r in retried or () if r.done and r.outcome == Outcome.error)
+    attempts = {r.trial_id: 1 + earlier[r.trial_id] for r in records}
+    errored = {r.trial_id: earlier[r.trial_id] + (r.outcome == Outcome.error) for r in records}
     totals = Totals(
         trials=len(records),
         planned=len(spec.trial_keys()),
@@ -125,10 +135,13 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
         cpu_s=round(sum((r.budget.agent_cpu_s or 0.0) + (r.budget.reexec_cpu_s or 0.0) for r in records), 3),
         model_tokens=sum(r.budget.model_tokens for r in records),
         model_usd=round(sum(r.budget.model_usd for r in records), 6),
-        outcomes={o.value: counts.get(o.value, 0) for o in Outcome})
+        outcomes={o.value: counts.get(o.value, 0) for o in Outcome},
+        attempts=sum(attempts.values()), retries=sum(attempts.values()) - len(records),
+        error_attempts=sum(errored.values()))
     trials = [TrialRow(task=r.task, level=r.level, agent=r.agent, seed=r.seed,
                        outcome=r.outcome.value, measured=r.measured, target=r.target,
-                       wall_s=r.timings.get("total_s")) for r in records]
+                       wall_s=r.timings.get("total_s"), attempts=attempts[r.trial_id],
+                       error_attempts=errored[r.trial_id]) for r in records]
     return Report(run_id=spec.run_id, suite=spec.suite_name, suite_version=spec.suite_version,
                   judge=judge or spec.judge, sandbox=spec.sandbox, budget_scale=spec.budget_scale,
                   levels=levels, totals=totals, trials=trials)

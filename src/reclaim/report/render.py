@@ -8,7 +8,7 @@ import io
 from rich.console import Console, Group
 from rich.table import Table
 
-from reclaim.report.aggregate import Report
+from reclaim.report.aggregate import Report, Totals
 
 FORMATS = ("table", "markdown", "json", "csv")
 
@@ -19,6 +19,10 @@ def _pct(x: float) -> str:
 
 def _ci(lo: float, hi: float) -> str:
     return f"[{100 * lo:.0f}, {100 * hi:.0f}]"
+
+
+def _attempts(t: Totals) -> str:
+    return f"in {t.attempts} attempts ({t.retries} retries, {t.error_attempts} harness errors)"
 
 
 def _level_rows(r: Report):
@@ -56,10 +60,10 @@ def to_markdown(r: Report) -> str:
     for level, block in r.levels.items():
         out.append(f"| {level} | {block.papers} | {block.best_agent or '—'} | {_pct(block.any_agent_rate)} |")
     t = r.totals
-    out += ["", f"**Totals**: {t.trials} of {t.planned} trials; wall {t.wall_s:.1f} s (agents {t.agent_wall_s:.1f} s "
-            f"of {t.budget_wall_s:.0f} s budgeted); GPU-hours allocated {t.gpu_hours_allocated:.3f}, busy "
-            f"{t.gpu_hours_busy:.3f}; GPU energy {t.energy_wh:.1f} Wh; CPU {t.cpu_s:.1f} s; model "
-            f"{t.model_tokens} tokens, ${t.model_usd:.4f}.", "",
+    out += ["", f"**Totals**: {t.trials} of {t.planned} trials {_attempts(t)}; wall {t.wall_s:.1f} s "
+            f"(agents {t.agent_wall_s:.1f} s of {t.budget_wall_s:.0f} s budgeted); GPU-hours allocated "
+            f"{t.gpu_hours_allocated:.3f}, busy {t.gpu_hours_busy:.3f}; GPU energy {t.energy_wh:.1f} Wh; "
+            f"CPU {t.cpu_s:.1f} s; model {t.model_tokens} tokens, ${t.model_usd:.4f}.", "",
             "Outcomes: " + ", ".join(f"{k} {v}" for k, v in t.outcomes.items()) + "."]
     return "\n".join(out) + "\n"
 
@@ -81,9 +85,10 @@ def to_rich(r: Report) -> Group:
     for level, block in r.levels.items():
         per.add_row(level, str(block.papers), block.best_agent or "—", _pct(block.any_agent_rate))
     t = r.totals
-    summary = (f"{t.trials} of {t.planned} trials · wall {t.wall_s:.1f} s (agents {t.agent_wall_s:.1f} s of "
-               f"{t.budget_wall_s:.0f} s budgeted) · GPU-hours {t.gpu_hours_allocated:.3f} allocated, "
-               f"{t.gpu_hours_busy:.3f} busy · CPU {t.cpu_s:.1f} s · model {t.model_tokens} tokens ${t.model_usd:.4f}\n"
+    summary = (f"{t.trials} of {t.planned} trials {_attempts(t)} · wall {t.wall_s:.1f} s "
+               f"(agents {t.agent_wall_s:.1f} s of {t.budget_wall_s:.0f} s budgeted) · GPU-hours "
+               f"{t.gpu_hours_allocated:.3f} allocated, {t.gpu_hours_busy:.3f} busy · CPU {t.cpu_s:.1f} s · "
+               f"model {t.model_tokens} tokens ${t.model_usd:.4f}\n"
                "outcomes: " + " · ".join(f"{k} {v}" for k, v in t.outcomes.items()))
     return Group(main, per, summary)
 

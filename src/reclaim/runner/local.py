@@ -6,6 +6,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from reclaim.budget.capacity import Capacity
+from reclaim.runner.attempts import clear, may_retry
 from reclaim.runner.trial import run_trial
 from reclaim.spec import Suite
 from reclaim.store import RunDir, RunSpec, trial_id
@@ -22,7 +23,12 @@ def run_local(rd: RunDir, spec: RunSpec, suite: Suite, pending: list, progress) 
         capacity.acquire(*need)
         try:
             progress.started(trial_id(task.id, agent, seed))
-            return run_trial(settings, task, agent, seed)
+            while True:
+                rec = run_trial(settings, task, agent, seed)
+                if settings.cancellation.event.is_set() or not may_retry(rd, rec, spec.max_retries):
+                    return rec
+                progress.retrying(rec)
+                clear(rd, rec.trial_id)  # kept under retried/, where it counts
         finally:
             capacity.release(*need)
 

@@ -13,12 +13,13 @@ from reclaim.agents import make_agent
 from reclaim.budget.gpus import Allocator, GpuError, discover
 from reclaim.gateway import Gateway, Upstreams
 from reclaim.judge import JudgeConfig, make_judge
+from reclaim.runner.attempts import clear, needs_run
 from reclaim.runner.resources import time_limit
 from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.runner.trial import TrialSettings
-from reclaim.sandbox import check_backend, kill_strays
+from reclaim.sandbox import check_backend
 from reclaim.spec import Level, Problem, SpecError, Suite, load_suite
-from reclaim.store import Index, Outcome, RunDir, RunSpec, TrialRecord, trial_id
+from reclaim.store import MAX_RETRIES, Index, RunDir, RunSpec, TrialRecord, trial_id
 
 DEFAULT_AGENTS = ("reference", "nop", "fabricate")
 
@@ -45,6 +46,7 @@ class RunOptions:
     gpus: str | None = None
     executor: str = "local"
     slurm: SlurmOptions = field(default_factory=SlurmOptions)
+    max_retries: int = MAX_RETRIES
 
 
 def new_run_id() -> str:
@@ -76,6 +78,8 @@ def plan_run(opts: RunOptions) -> RunDir:
         raise RunError("no task matches the --task/--level filters")
     if opts.seeds < 1 or opts.jobs < 1:
         raise RunError("--seeds and --jobs must be at least 1")
+    if opts.max_retries < 0:
+        raise RunError("--max-retries must be 0 or more")
     if opts.budget_scale <= 0:
         raise RunError("--budget-scale must be positive")
     try:
@@ -93,7 +97,7 @@ def plan_run(opts: RunOptions) -> RunDir:
         tasks=[t.id for t in tasks], agents=list(opts.agents), seeds=list(range(opts.seeds)),
         judge=opts.judge.label, judge_config=opts.judge.model_dump(), sandbox=opts.sandbox, jobs=opts.jobs,
         budget_scale=opts.budget_scale, model=opts.model, upstreams=opts.upstreams.model_dump(), gpus=opts.gpus,
-        executor=opts.executor, slurm=opts.slurm.model_dump())
+        executor=opts.executor, slurm=opts.slurm.model_dump(), max_retries=opts.max_retries)
     rd.write_spec(spec)
     _index(rd, lambda ix: ix.add_run(spec, rd.path))
     return rd
@@ -123,10 +127,13 @@ class Progress:
     planned: Callable[[int, int], None] = lambda total, done: None
     started: Callable[[str], None] = lambda trial_id: None
     finished: Callable[[TrialRecord], None] = lambda rec: None
+    retrying: Callable[[TrialRecord], None] = lambda rec: None
+    """A trial ended in a harness error and runs again at once."""
 
 
 def execute(rd: RunDir, progress: Progress | None = None, executor: str | None = None) -> list[TrialRecord]:
-    """Run every trial of the run that has not finished; set aside ones a kill interrupted."""
+    """Run every trial of the run that has not finished; set aside ones a kill interrupted, and
+    run again (within the run's bound, runner/attempts.py) ones that ended in a harness error."""
     progress = progress or Progress()
     spec = rd.spec()
     suite = load_run_suite(rd, spec)
@@ -135,12 +142,9 @@ def execute(rd: RunDir, progress: Progress | None = None, executor: str | None =
     pending = []
     for task_id, agent, seed in spec.trial_keys():
         tid = trial_id(task_id, agent, seed)
-        rec = rd.record(tid)
-        if rec is not None and rec.done and rec.outcome != Outcome.error:
-            continue  # harness errors are retried: they say nothing about the agent
-        if rd.trial_dir(tid).exists():
-            kill_strays(rd.trial_dir(tid))
-            rd.set_aside(tid)
+        if not needs_run(rd, tid, spec.max_retries):
+            continue  # finished, or a harness error that has used up its retries
+        clear(rd, tid)
         pending.append((suite.task(task_id), agent, seed))
     total = len(spec.trial_keys())
     progress.planned(total, total - len(pending))

@@ -1,8 +1,9 @@
 """The Slurm executor: one job per trial through submitit, on a path every node shares.
 
 A job that Slurm ends before its trial finished (node failure, preemption, scancel) is
-submitted again; a trial that finished is never run twice; interrupting `reclaim run`
-cancels the run's jobs.
+submitted again; a trial that finished is never run twice, except one that ended in a harness
+error, which is submitted again within the run's bound (runner/attempts.py); interrupting
+`reclaim run` cancels the run's jobs.
 """
 
 from __future__ import annotations
@@ -10,13 +11,18 @@ from __future__ import annotations
 import logging
 import math
 import os
+import signal
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from reclaim.runner.attempts import clear, needs_run
 from reclaim.runner.resources import time_limit
 from reclaim.runner.slurm_options import SlurmOptions
-from reclaim.store import Outcome, RunDir, trial_id
+from reclaim.store import RunDir, trial_id
 
 logging.getLogger("submitit").setLevel(logging.ERROR)  # it warns on every poll without accounting
 
@@ -35,28 +41,48 @@ def slurm_trial(run_dir: str, task_id: str, agent: str, seed: int) -> dict:
     """What a job runs on its node: one trial, recorded in the shared run directory."""
     from reclaim.runner.run import _index, load_run_suite, make_settings
     from reclaim.runner.trial import run_trial
-    from reclaim.sandbox import kill_strays
 
     rd = RunDir(Path(run_dir))
     spec = rd.spec()
     spec = spec.model_copy(update={"gpus": job_gpus(spec.gpus, dict(os.environ))})
     suite = load_run_suite(rd, spec)
     tid = trial_id(task_id, agent, seed)
-    done = rd.record(tid)
-    if done is not None and done.done and done.outcome != Outcome.error:
-        return done.model_dump(mode="json")  # a requeued job whose trial already finished
-    if rd.trial_dir(tid).exists():
-        kill_strays(rd.trial_dir(tid))
-        rd.set_aside(tid)
+    if not needs_run(rd, tid, spec.max_retries):
+        return rd.record(tid).model_dump(mode="json")  # a requeued job whose trial already finished
+    clear(rd, tid)
     task = suite.task(task_id)
     settings = make_settings(rd, spec, suite, [(task, agent, seed)])
     try:
-        rec = run_trial(settings, task, agent, seed)
+        with _killed_by_slurm(settings.cancellation) as killed:
+            rec = run_trial(settings, task, agent, seed)
     finally:
         if settings.gateway is not None:
             settings.gateway.stop()
+    if killed and rec.done and rec.finished is not None and killed[0] <= rec.finished:
+        rd.set_aside(tid, cut_short=True)  # whatever the kill made of it: an interruption, not an attempt
+        return rec.model_dump(mode="json")
     _index(rd, lambda ix: ix.add_trial(rec))
     return rec.model_dump(mode="json")
+
+
+@contextmanager
+def _killed_by_slurm(cancellation) -> Iterator[list[float]]:
+    """Slurm ends a job (scancel, preemption, a drained node) with SIGTERM, then SIGKILL: stop the
+    trial at once, and note when, so that what the kill did to it is not taken for its outcome."""
+    when: list[float] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield when
+        return
+
+    def on_term(signum, frame) -> None:
+        when.append(time.time())
+        threading.Thread(target=cancellation.cancel, daemon=True).start()  # it takes locks: not here
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield when
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _alive(job_ids: list[str]) -> set[str]:
@@ -90,13 +116,13 @@ class SlurmExecutor:
 
     def run(self, rd: RunDir, pending: list, progress) -> None:
         spec = rd.spec()
-        jobs: dict[str, tuple] = {}  # trial id -> (job, key, attempts)
+        jobs: dict[str, tuple] = {}  # trial id -> (job, key, times Slurm ended its job early)
 
-        def submit(key, attempts: int) -> None:
+        def submit(key, requeues: int) -> None:
             task, agent, seed = key
             ex = self._executor(rd, task.spec.budget, spec.budget_scale)  # --time, --gres from the budget
             job = ex.submit(slurm_trial, str(rd.path), task.id, agent, seed)
-            jobs[trial_id(task.id, agent, seed)] = (job, key, attempts)
+            jobs[trial_id(task.id, agent, seed)] = (job, key, requeues)
             progress.started(trial_id(task.id, agent, seed))
 
         for key in pending:
@@ -105,26 +131,25 @@ class SlurmExecutor:
             while jobs:
                 time.sleep(self.options.poll_s)
                 alive = _alive([j.job_id for j, _, _ in jobs.values()])
-                for tid, (job, key, attempts) in list(jobs.items()):
+                for tid, (job, key, requeues) in list(jobs.items()):
                     rec = rd.record(tid)
-                    ended = job.job_id not in alive
-                    if rec is not None and rec.done and (rec.outcome != Outcome.error or
-                                                         (ended and attempts >= self.options.max_requeues)):
+                    if rec is not None and rec.done and not needs_run(rd, tid, spec.max_retries):
                         del jobs[tid]
                         progress.finished(rec)
-                    elif rec is not None and rec.done:  # a harness error, often Slurm killing the job
-                        if ended:
-                            del jobs[tid]
-                            submit(key, attempts + 1)
-                    elif ended and _has_result(job):
+                    elif job.job_id in alive:
+                        continue
+                    elif rec is not None and rec.done:  # a harness error with retries left
                         del jobs[tid]
-                        job.result()  # the job itself failed (not the trial): raise its error here
-                    elif job.job_id not in alive:
-                        del jobs[tid]  # ended by Slurm before the trial finished: run it again
-                        if attempts >= self.options.max_requeues:
-                            raise RuntimeError(f"trial {tid}: Slurm ended its job {attempts + 1} times "
+                        progress.retrying(rec)
+                        submit(key, requeues)  # the job ran its trial to the end: not a requeue
+                    else:  # the job ended before its trial finished
+                        del jobs[tid]
+                        if _has_result(job):
+                            job.result()  # the job itself failed (not the trial): raise its error here
+                        if requeues >= self.options.max_requeues:
+                            raise RuntimeError(f"trial {tid}: Slurm ended its job {requeues + 1} times "
                                                f"(last {job.job_id}); see {rd.path / 'slurm'}")
-                        submit(key, attempts + 1)
+                        submit(key, requeues + 1)  # cut short by Slurm: run it again
         except KeyboardInterrupt:
             for job, _, _ in jobs.values():
                 job.cancel(check=False)

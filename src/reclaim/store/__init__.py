@@ -15,6 +15,7 @@ from reclaim.store.files import (
 )
 from reclaim.store.index import Index
 from reclaim.store.models import (
+    MAX_RETRIES,
     BudgetUse,
     Outcome,
     RunSpec,
@@ -25,6 +26,7 @@ from reclaim.store.models import (
 )
 
 __all__ = [
-    "RUN_JSON", "SPEC_JSON", "TRACE", "VERDICTS", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index", "Outcome", "RunDir",
-    "RunSpec", "Status", "TrialRecord", "agent_label", "read_model", "sha256_file", "trial_id", "trial_spec", "write_model",
+    "MAX_RETRIES", "RUN_JSON", "SPEC_JSON", "TRACE", "VERDICTS", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index",
+    "Outcome", "RunDir", "RunSpec", "Status", "TrialRecord", "agent_label", "read_model", "sha256_file", "trial_id",
+    "trial_spec", "write_model",
 ]

@@ -12,7 +12,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from reclaim.spec import TaskSpec, load_task
-from reclaim.store.models import RunSpec, TrialRecord
+from reclaim.store.models import Outcome, RunSpec, TrialRecord
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -79,6 +79,11 @@ class RunDir:
     def interrupted_dir(self) -> Path:
         return self.path / "interrupted"
 
+    @property
+    def retried_dir(self) -> Path:
+        """Finished attempts that ended in a harness error and were run again."""
+        return self.path / "retried"
+
     def trial_dir(self, trial_id: str) -> Path:
         return self.trials_dir / trial_id
 
@@ -108,11 +113,30 @@ class RunDir:
         except (FileNotFoundError, KeyError, ValueError):
             return None
 
-    def set_aside(self, trial_id: str) -> Path:
-        """Move an unfinished trial out of the way, keeping everything it recorded."""
-        self.interrupted_dir.mkdir(parents=True, exist_ok=True)
+    def set_aside(self, trial_id: str, cut_short: bool = False) -> Path:
+        """Move a trial out of the way, keeping everything it recorded: a finished harness error
+        into retried/ (where it counts against the trial's retries), anything else, or anything a
+        kill ``cut_short`` whatever it recorded, into interrupted/."""
+        rec = None if cut_short else self.record(trial_id)
+        errored = rec is not None and rec.done and rec.outcome == Outcome.error
+        into = self.retried_dir if errored else self.interrupted_dir
+        into.mkdir(parents=True, exist_ok=True)
         n = 1
-        while (dest := self.interrupted_dir / f"{trial_id}.{n}").exists():
+        while (dest := into / f"{trial_id}.{n}").exists():
             n += 1
         os.replace(self.trial_dir(trial_id), dest)
         return dest
+
+    def retried(self, trial_id: str | None = None) -> list[TrialRecord]:
+        """The earlier attempts that ended in a harness error (of one trial, or of all), oldest first."""
+        if not self.retried_dir.is_dir():
+            return []
+        found = []
+        for d in self.retried_dir.iterdir():
+            stem, _, n = d.name.rpartition(".")
+            if not n.isdigit() or (trial_id is not None and stem != trial_id):
+                continue
+            rec = read_model(d / TRIAL_JSON, TrialRecord)
+            if rec is not None and rec.trial_id == stem and rec.done and rec.outcome == Outcome.error:
+                found.append((stem, int(n), rec))
+        return [rec for _, _, rec in sorted(found, key=lambda f: (f[0], f[1]))]

@@ -26,6 +26,10 @@ class Outcome(str, Enum):
     error = "error"
 
 
+MAX_RETRIES = 2
+"""How many times a trial that ended in a harness ``error`` is run again (so at most 3 attempts)."""
+
+
 class RunSpec(BaseModel):
     """run.json: what was asked. Enough to finish the run from its directory alone."""
 
@@ -49,6 +53,7 @@ class RunSpec(BaseModel):
     executor: str = Field("local", description="Where trials run: local or slurm.")
     slurm: dict = Field(default_factory=dict, description="Slurm options: partition, account, margin.")
     upstreams: dict = Field(default_factory=dict, description="Where the gateway forwards (no keys).")
+    max_retries: int = Field(MAX_RETRIES, ge=0, description="Runs again of a trial that ended in a harness error.")
 
     def trial_keys(self) -> list[tuple[str, str, int]]:
         return [(t, a, s) for t in self.tasks for a in self.agents for s in self.seeds]
