@@ -15,7 +15,8 @@ from reclaim.judge.compress import Relevance, chars_to_tokens, compress
 from reclaim.judge.criteria import acceptance
 from reclaim.judge.render import render_evidence
 from reclaim.spec import TaskSpec
-from reclaim.store.files import TRACE, TRIAL_JSON, read_model, sha256_file
+from reclaim.sandbox import untrusted
+from reclaim.store.files import TRACE, TRIAL_JSON, read_model
 from reclaim.store.models import ReexecRecord, TrialRecord
 from reclaim.trace import BudgetEvent, CommandFinished, Note, read_trace
 
@@ -23,6 +24,8 @@ EVIDENCE_VERSION = 1
 DEFAULT_TOKENS = 30_000
 SMALL_FILE = 2_000
 UNTRUSTED_CHARS = 4_000
+STREAM_BYTES = 4 << 20  # of a command's output, head and tail: an agent's 2 GiB log stays on disk
+HASH_LIMIT = 1 << 30
 
 
 class TaskFacts(BaseModel):
@@ -54,7 +57,7 @@ class CommandRecord(BaseModel):
 class FileEntry(BaseModel):
     path: str
     size: int | None
-    sha256: str
+    sha256: str | None
     provided: bool = Field(description="Placed by the harness and unchanged since.")
     written_by: int | None = Field(None, description="Last recorded command that created or changed it.")
 
@@ -112,14 +115,12 @@ class Evidence(BaseModel):
         return chars_to_tokens(len(self.render()))
 
 
-def _read_stream(trial_dir: Path | None, rel: str | None, limit: int = 64 << 20) -> str | None:
+def _read_stream(trial_dir: Path | None, rel: str | None, limit: int = STREAM_BYTES) -> str | None:
+    """A command's output as the harness captured it: only its ends are read, however large."""
     if trial_dir is None or rel is None:
         return None
-    path = trial_dir / rel
-    if not path.is_file():
-        return None
-    with open(path, "rb") as fh:
-        return fh.read(limit).decode("utf-8", "replace")
+    data, size = untrusted.read_ends(trial_dir / rel, limit)
+    return data.decode("utf-8", "replace") if size or data else None
 
 
 def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT_TOKENS,
@@ -184,10 +185,12 @@ def _note(e) -> str:
 
 
 def _small(path: Path) -> str | None:
-    if not path.is_file():
+    """The start of an agent-written file, never through a link; None when it is not a plain file."""
+    try:
+        data, size = untrusted.read_head(path.parent, path.name, SMALL_FILE)
+    except untrusted.Untrusted:
         return None
-    text = path.read_bytes()[:SMALL_FILE].decode("utf-8", "replace")
-    return text + (" [... cut]" if path.stat().st_size > SMALL_FILE else "")
+    return data.decode("utf-8", "replace") + (" [... cut]" if size > SMALL_FILE else "")
 
 
 def _result_outputs(trial_dir: Path, finished: list, rx: ReexecRecord | None) -> dict[int, dict[str, str]]:
@@ -218,12 +221,21 @@ def _manifest(trial_dir: Path, finished: list) -> list[FileEntry]:
             for f in e.files:
                 writer[f.path] = e.id if f.change != "deleted" else None
     entries = {}
-    if ws.is_dir():
-        for p in sorted(q for q in ws.rglob("*") if q.is_file() and not q.is_symlink()):
-            rel = p.relative_to(ws).as_posix()
-            digest = sha256_file(p)
-            entries[rel] = FileEntry(path=rel, size=p.stat().st_size, sha256=digest,
-                                     provided=provided.get(rel) == digest, written_by=writer.get(rel))
+    for e in untrusted.walk(ws):
+        if e.kind == "dir":
+            continue
+        if e.kind != "file":  # shown, never followed: a link's target is only its text
+            what = f"symlink -> {e.target}" if e.kind == "symlink" else e.kind
+            entries[e.rel] = FileEntry(path=f"{e.rel} ({what}, not followed)", size=None, sha256=None,
+                                       provided=False, written_by=writer.get(e.rel))
+            continue
+        try:
+            digest = untrusted.sha256(ws, e.raw, limit=HASH_LIMIT)
+        except (OSError, untrusted.Untrusted):
+            digest = None
+        entries[e.rel] = FileEntry(path=e.rel, size=e.size, sha256=digest,
+                                   provided=digest is not None and provided.get(e.rel) == digest,
+                                   written_by=writer.get(e.rel))
     for rel, digest in provided.items():  # provided files a slim copy of the trial left out
         entries.setdefault(rel, FileEntry(path=rel, size=None, sha256=digest, provided=True))
     return [entries[k] for k in sorted(entries)]
@@ -243,11 +255,21 @@ def _reexec_summary(trial_dir: Path, rx: ReexecRecord | None) -> ReexecSummary:
 
 
 def _untrusted(agent_dir: Path) -> Untrusted:
-    if not agent_dir.is_dir():
-        return Untrusted()
-    files = sorted(p for p in agent_dir.rglob("*") if p.is_file())
-    final = next((p for p in files if p.stem in ("final_message", "final", "summary")), None)
-    message = final.read_bytes()[:UNTRUSTED_CHARS].decode("utf-8", "replace") if final else ""
-    rest = "\n".join(f"--- {p.name}\n" + p.read_bytes()[:UNTRUSTED_CHARS].decode("utf-8", "replace")
-                     for p in files if p != final)
-    return Untrusted(final_message=message, transcript=rest[:UNTRUSTED_CHARS])
+    """The agent's own words: plain files of its log folder only, never a link's target."""
+    files = untrusted.files(agent_dir)
+    final = next((e for e in files if Path(e.rel).stem in ("final_message", "final", "summary")), None)
+
+    def head(e) -> str:
+        try:
+            return untrusted.read_head(agent_dir, e.raw, UNTRUSTED_CHARS)[0].decode("utf-8", "replace")
+        except untrusted.Untrusted:
+            return ""
+
+    message = head(final) if final else ""
+    rest, total = [], 0
+    for e in files:
+        if e is final or total > UNTRUSTED_CHARS:
+            continue
+        rest.append(f"--- {Path(e.rel).name}\n" + head(e))
+        total += len(rest[-1])
+    return Untrusted(final_message=message, transcript="\n".join(rest)[:UNTRUSTED_CHARS])

@@ -8,9 +8,13 @@ the agent wrote; those are for the LLM judge, and show up here only as flags.
 
 from __future__ import annotations
 
+import base64
 import re
+import struct
 from dataclasses import dataclass
 from pathlib import Path
+
+from reclaim.sandbox import untrusted
 
 CODE_SUFFIXES = {
     ".sh", ".bash", ".zsh", ".py", ".ipynb", ".r", ".jl", ".js", ".mjs", ".ts", ".pl", ".rb",
@@ -42,28 +46,36 @@ def checkable(value: float) -> bool:
     return significant_digits(value) >= MIN_SIGNIFICANT_DIGITS
 
 
-def is_code(path: Path) -> bool:
-    if path.suffix.lower() in CODE_SUFFIXES or path.name in CODE_NAMES:
-        return True
+def is_code(path: Path, head: bytes = b"") -> bool:
+    return path.suffix.lower() in CODE_SUFFIXES or path.name in CODE_NAMES or head.startswith(b"#!")
+
+
+def _read(root: Path, rel: str) -> bytes | None:
+    """An agent's file, read without following links; None when it is not one to scan."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(2) == b"#!"
-    except OSError:
-        return False
+        return untrusted.read_bytes(root, rel, MAX_SCAN_BYTES)
+    except (OSError, untrusted.Untrusted):
+        return None
+
+
+def _text(root: Path, rel: str) -> tuple[str, bool] | None:
+    raw = _read(root, rel)
+    if raw is None:
+        return None
+    try:
+        return raw.decode("utf-8"), is_code(Path(rel), raw[:2])
+    except UnicodeDecodeError:
+        return None  # binary files are data, not programs
 
 
 def find_literals(root: Path, files: list[str], value: float) -> list[Literal]:
     """Every place in ``files`` (relative to root) where ``value`` is written as a number."""
     found = []
     for rel in files:
-        path = root / rel
-        try:
-            if path.stat().st_size > MAX_SCAN_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue  # binary files are data, not programs
-        code = is_code(path)
+        got = _text(root, rel)
+        if got is None:
+            continue
+        text, code = got
         for n, line in enumerate(text.splitlines(), 1):
             for m in _NUMBER.finditer(line):
                 try:
@@ -80,13 +92,45 @@ def reads_texts(root: Path, files: list[str], names: tuple[str, ...]) -> list[st
     could be copied from the paper rather than computed."""
     found = []
     for rel in files:
-        path = root / rel
-        try:
-            if not is_code(path) or path.stat().st_size > MAX_SCAN_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        got = _text(root, rel)
+        if got is None or not got[1]:
             continue
-        if any(n in text for n in names):
+        if any(n in got[0] for n in names):
             found.append(rel)
+    return found
+
+
+def encodings(value: float) -> dict[str, bytes]:
+    """The ways a program could store ``value`` to read it back: text forms, IEEE-754 bytes in
+    either order and width, and those in hex and base64."""
+    texts = {repr(value), str(value), f"{value:g}", float(value).hex()}
+    if value == int(value):
+        texts.add(str(int(value)))
+    out = {f"text {t}": t.encode() for t in texts}
+    for name, fmt in (("float64 le", "<d"), ("float64 be", ">d"), ("float32 le", "<f"), ("float32 be", ">f")):
+        packed = struct.pack(fmt, value)
+        out[name] = packed
+        out[f"{name} hex"] = packed.hex().encode()
+        out[f"{name} base64"] = base64.b64encode(packed).rstrip(b"=")
+    for t in texts:
+        out[f"base64 of {t}"] = base64.b64encode(t.encode()).rstrip(b"=")
+        out[f"hex of {t}"] = t.encode().hex().encode()
+    return out
+
+
+def find_encoded(root: Path, files: list[str], value: float) -> list[str]:
+    """'path: encoding' for every file among ``files`` that holds ``value`` in a form it could be
+    read back from: decimal literals (see find_literals), or packed, hex and base64 forms.
+
+    Short decimal forms (a '1' or a '0') are matched as number tokens only; the binary forms
+    only where they are long enough (8 bytes) not to occur by chance."""
+    found = [f"{lit.path}:{lit.line}: {lit.text}" for lit in find_literals(root, files, value)]
+    forms = {k: v for k, v in encodings(value).items() if not k.startswith("text ") and len(v) >= 8}
+    for rel in files:
+        raw = _read(root, rel)
+        if raw is None:
+            continue
+        hits = [k for k, v in forms.items() if v in raw]
+        if hits:
+            found.append(f"{rel}: {', '.join(sorted(hits)[:3])}")
     return found

@@ -43,7 +43,7 @@ def render_evidence(ev: Evidence) -> str:
     out += ["", "## Workspace manifest (path, size, sha256, provided by the harness or written by event)"]
     for f in ev.manifest[:MANIFEST_ROWS]:
         who = "provided" if f.provided else (f"event {f.written_by}" if f.written_by else "unrecorded writer")
-        out.append(f"- {f.path}  {f.size if f.size is not None else '?'} B  {f.sha256[:12]}  {who}")
+        out.append(f"- {f.path}  {f.size if f.size is not None else '?'} B  {(f.sha256 or '-')[:12]}  {who}")
     if len(ev.manifest) > MANIFEST_ROWS:
         out.append(f"- [... {len(ev.manifest) - MANIFEST_ROWS} more files cut]")
     out += ["", "## The agent's results.json", ev.agent_results or "(none)"]

@@ -1,4 +1,9 @@
-"""Reading a results.json the agent (or its reproduce.sh) wrote. Nothing in it is trusted."""
+"""Reading a results.json the agent (or its reproduce.sh) wrote. Nothing in it is trusted.
+
+It is read as an adversary's file (sandbox/untrusted.py): a link, a FIFO, a folder, an
+oversized, deeply nested or non-UTF-8 file, or a number of thousands of digits is the agent's
+failure to leave a usable result, never a harness error.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +11,61 @@ import json
 import math
 from pathlib import Path
 
+from reclaim.sandbox import untrusted
+
 MAX_BYTES = 1 << 20
+MAX_DEPTH = 32
 
 
-def read_metric(path: Path, metric: str) -> tuple[float | None, str]:
-    """(value, '') when ``path`` holds a finite number under ``metric``, else (None, why not)."""
-    if not path.is_file():
-        return None, f"{path.name} is missing"
-    if path.stat().st_size > MAX_BYTES:
-        return None, f"{path.name} is larger than {MAX_BYTES} bytes"
+def _depth(text: str) -> int:
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def read_metric(root: Path, rel: str, metric: str) -> tuple[float | None, str]:
+    """(value, '') when ``root/rel`` holds a finite number under ``metric``, else (None, why not)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        return None, f"{path.name} is not valid JSON: {e}"
+        raw = untrusted.read_bytes(root, rel, MAX_BYTES)
+    except untrusted.Untrusted as e:
+        return None, f"{rel}: {e}"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return None, f"{rel} is not UTF-8: {e}"
+    if _depth(text) > MAX_DEPTH:
+        return None, f"{rel} is nested deeper than {MAX_DEPTH} levels"
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as e:  # ValueError covers integers of too many digits
+        return None, f"{rel} is not valid JSON: {str(e)[:200]}"
     if not isinstance(data, dict):
-        return None, f"{path.name} is not a JSON object"
+        return None, f"{rel} is not a JSON object"
     if metric not in data:
-        return None, f"{path.name} has no '{metric}' (keys: {', '.join(map(str, data)) or 'none'})"
+        keys = ", ".join(str(k)[:40] for k in list(data)[:20])
+        return None, f"{rel} has no '{metric}' (keys: {keys or 'none'})"
     value = data[metric]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None, f"{path.name}: '{metric}' is {value!r}, not a finite number"
-    return float(value), ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None, f"{rel}: '{metric}' is {str(value)[:80]!r}, not a finite number"
+    try:
+        value = float(value)
+    except OverflowError:
+        return None, f"{rel}: '{metric}' is too large to be a finite number"
+    if not math.isfinite(value):
+        return None, f"{rel}: '{metric}' is {value!r}, not a finite number"
+    return value, ""

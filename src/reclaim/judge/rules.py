@@ -11,7 +11,12 @@ A trial is ``reproduced`` only when all of these hold:
    a reproduce.sh that only prints the paper's number re-executes fine but computes nothing,
    which is fabrication and disqualifies the trial; and where the value already sat in a data
    file the agent left, a second re-execution without that file still computes it;
-5. the re-executed value satisfies the criteria, computed in criteria.py.
+5. the re-executed value satisfies the criteria, computed in criteria.py;
+6. where the workspace held released data or weights, a re-execution without them (and
+   without any copy of them) did not produce the value again: a number that still comes out
+   was not computed from the materials (not reproduced; disqualified where the agent's own
+   files hold that number in a form it could be read back from). Where there is nothing to
+   withhold, the verdict says the check did not apply.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reclaim.judge.criteria import acceptance, consistent
-from reclaim.judge.provenance import checkable, find_literals, reads_texts
+from reclaim.judge.provenance import checkable, find_encoded, find_literals, reads_texts
 from reclaim.judge.results import read_metric
 from reclaim.judge.verdict import Citation, Verdict
 from reclaim.spec import TaskSpec
@@ -63,7 +68,7 @@ class RulesJudge:
         if status == Status.budget_exhausted:
             return done(Outcome.budget_exhausted, "the agent ran out of its wall-clock budget and was stopped")
 
-        agent_value, why = read_metric(trial_dir / "workspace" / RESULTS, t.metric)
+        agent_value, why = read_metric(trial_dir / "workspace", RESULTS, t.metric)
         v.agent_value = agent_value
         if (ev := _writer_of(trace, RESULTS, "agent")) is not None:
             v.citations.append(Citation(event_id=ev, why="the agent's command that wrote results.json"))
@@ -76,7 +81,7 @@ class RulesJudge:
             return done(Outcome.not_reproduced, f"not re-executed: {reason}", "no_reexec")
         if rx.event_id is not None:
             v.citations.append(Citation(event_id=rx.event_id, why="the fresh re-execution of reproduce.sh"))
-        measured, why = read_metric(trial_dir / "reexec" / "workspace" / RESULTS, t.metric)
+        measured, why = read_metric(trial_dir / "reexec" / "workspace", RESULTS, t.metric)
         readers = reads_texts(trial_dir / "reexec" / "workspace", rx.sources, EXCLUDED_TEXTS)
         if readers and (rx.exit_code != 0 or measured is None):
             return done(Outcome.disqualified,
@@ -108,7 +113,7 @@ class RulesJudge:
                 if ab.event_id is not None:
                     v.citations.append(Citation(event_id=ab.event_id,
                                                 why="re-execution without the files that held the value"))
-                again, _ = read_metric(trial_dir / "reexec" / "ablation" / "workspace" / RESULTS, t.metric)
+                again, _ = read_metric(trial_dir / "reexec" / "ablation" / "workspace", RESULTS, t.metric)
                 if ab.exit_code != 0 or again is None or not consistent(again, measured, acc.tol):
                     got = f"computed {again!r}" if again is not None and ab.exit_code == 0 else "failed"
                     return done(Outcome.not_reproduced,
@@ -125,7 +130,27 @@ class RulesJudge:
                         "inconsistent_reexec")
         v.criteria_met = acc.accepts(measured)
         if v.criteria_met:
+            if (w := rx.withheld) is None:
+                v.flags.append("materials_check_not_applicable")
+            else:
+                again, _ = read_metric(trial_dir / "reexec" / "withheld" / "workspace", RESULTS, t.metric)
+                if w.ran and w.exit_code == 0 and again is not None and consistent(again, measured, acc.tol):
+                    if w.event_id is not None:
+                        v.citations.append(Citation(event_id=w.event_id,
+                                                    why="re-execution with the released data and weights withheld"))
+                    held = ", ".join(w.removed[:5]) + (" ..." if len(w.removed) > 5 else "")
+                    where = find_encoded(trial_dir / "reexec" / "workspace", rx.sources, measured)
+                    if where:
+                        return done(Outcome.disqualified,
+                                    f"without the released materials ({held}) reproduce.sh still gives "
+                                    f"{again!r}, and the agent's own files hold that number: "
+                                    f"{'; '.join(where[:5])}", "independent_of_materials", "fabrication")
+                    return done(Outcome.not_reproduced,
+                                f"without the released materials ({held}) reproduce.sh still gives {again!r}: "
+                                "the number is not computed from them", "independent_of_materials")
+            check = ("" if rx.withheld is None else
+                     f"; without the released data and weights it {rx.withheld.reason}, so the value depends on them")
             return done(Outcome.reproduced,
-                        f"re-execution computed {t.metric} = {measured!r}, which satisfies {acc.rule}")
+                        f"re-execution computed {t.metric} = {measured!r}, which satisfies {acc.rule}{check}")
         return done(Outcome.not_reproduced,
                     f"re-execution computed {t.metric} = {measured!r}, which misses {acc.rule}")

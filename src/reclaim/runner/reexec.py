@@ -1,17 +1,27 @@
-"""Re-executing the agent's reproduce.sh in a fresh sandbox, from a copy of its workspace."""
+"""Re-executing the agent's reproduce.sh in a fresh sandbox, from a copy of its workspace.
+
+The copy is made as an adversary's tree (sandbox/untrusted.py): links are recreated, never
+followed, special files are left out, holes stay holes, and a workspace larger than the trial's
+disk budget is refused as the agent's failure. The re-execution sees the same paths and the same
+variables as the agent did, so telling the two apart gains a script nothing: whatever it prints
+is also checked against a run with the released data and weights withheld.
+"""
 
 from __future__ import annotations
 
 import shutil
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.budget import BudgetExhausted, Deadline
+from reclaim.judge.criteria import acceptance, consistent
 from reclaim.judge.provenance import checkable, find_literals
 from reclaim.judge.results import read_metric
 from reclaim.materials import PAPER_MD, TASK_MD
 from reclaim.runner.recorder import Cancellation, Recorder, snapshot
-from reclaim.sandbox import SandboxConfig, make_sandbox
-from reclaim.store.files import sha256_file
+from reclaim.sandbox import SandboxConfig, identity, make_sandbox, untrusted
+from reclaim.spec import TaskSpec
 from reclaim.store.models import ReexecRecord
 from reclaim.trace import TraceWriter
 
@@ -19,65 +29,126 @@ SCRIPT = "reproduce.sh"
 RESULTS = "results.json"
 # Removed before re-running: the claimed result, and the texts a script could copy a number from.
 EXCLUDED = (RESULTS, PAPER_MD, TASK_MD)
+WITHHELD_KINDS = ("data", "weights")  # what a computed number must depend on
+WITHHELD_MIN_S = 30.0
 
 
-def reexecute(trial_dir: Path, *, metric: str, sandbox: str, wall_seconds: float, trace: TraceWriter,
-              hidden: list[Path], provided: dict[str, str],
-              cancellation: Cancellation | None = None, extras: dict | None = None) -> tuple[ReexecRecord, float]:
+@dataclass
+class Reexec:
+    """What every re-execution of one trial shares."""
+
+    trial_dir: Path
+    sandbox: str
+    wall_seconds: float
+    trace: TraceWriter
+    hidden: list[Path]
+    provided: dict[str, str]
+    """Files the harness put in the workspace -> sha256: materials, not the agent's sources."""
+    cancellation: Cancellation | None = None
+    extras: dict = field(default_factory=dict)
+    disk_bytes: int | None = None
+    seconds: float = 0.0
+
+    def run(self, base: Path, exclude: set[str], wall: float | None = None) -> ReexecRecord:
+        ws, dest = self.trial_dir / "workspace", base / "workspace"
+        if dest.exists():
+            shutil.rmtree(dest)
+        ident = identity.current()
+        try:
+            copied = untrusted.copy_tree(ws, dest, exclude=exclude, max_bytes=self.disk_bytes,
+                                         owner=(ident.uid, ident.gid) if ident.dedicated else None)
+        except untrusted.TooLarge as e:
+            return ReexecRecord(ran=False, reason=f"not copied for re-execution: {e}")
+        removed = sorted(p for p in exclude if (ws / p).exists() or (ws / p).is_symlink())
+        before = snapshot(dest)
+        extras = dict(self.extras)
+        env = dict(extras.pop("env", {}))
+        deadline = Deadline(wall or self.wall_seconds)
+        env["RECLAIM_DEADLINE"] = f"{time.time() + deadline.seconds:.0f}"
+        box = make_sandbox(self.sandbox, SandboxConfig(dest, hidden=self.hidden, env=env, **extras))
+        box.start()
+        rec = Recorder(box, self.trace, dest, base / "logs", "reexec", deadline, self.cancellation)
+        timed_out = False
+        try:
+            res = rec.run(["bash", SCRIPT])
+            exit_code, timed_out = res.exit_code, res.timed_out
+        except BudgetExhausted:
+            exit_code, timed_out = None, True
+        finally:
+            box.stop()
+        self.seconds += rec.command_seconds
+        after = snapshot(dest)
+        outputs = sorted(p for p in after if before.get(p) != after[p])
+        sources = sorted(p for p in before if p in after and p not in outputs
+                         and self.provided.get(p) != _digest(dest, p))
+        return ReexecRecord(ran=True, reason="timed out" if timed_out else f"exit {exit_code}",
+                            exit_code=exit_code, timed_out=timed_out, event_id=rec.last_event,
+                            wall_s=rec.deadline.elapsed, removed=removed, sources=sources,
+                            outputs=outputs, skipped=copied.skipped or [])
+
+
+def _digest(root: Path, rel: str) -> str | None:
+    try:
+        return untrusted.sha256(root, rel, limit=1 << 30)
+    except (OSError, untrusted.Untrusted):
+        return None
+
+
+def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
     """Run reproduce.sh again; return its record and the seconds its commands took.
 
-    ``provided`` maps the files the harness put in the workspace to their sha256; files still
-    identical to those are materials, not the agent's sources. When the re-executed value is
-    already written in a data file the agent left (a cached result), reproduce.sh runs once
-    more without those files: a script that only copies the number then fails.
+    When the re-executed value is already written in a data file the agent left (a cached
+    result), reproduce.sh runs once more without those files. When it meets the criteria and the
+    workspace holds released data or weights, it runs once more without them (and without any
+    copy of them elsewhere in the workspace): a value that still comes out is not computed from
+    the materials.
     """
-    ws, base = trial_dir / "workspace", trial_dir / "reexec"
-    if not (ws / SCRIPT).is_file():
-        return ReexecRecord(ran=False, reason=f"no {SCRIPT} in the workspace root"), 0.0
-    kw = dict(sandbox=sandbox, wall_seconds=wall_seconds, trace=trace, hidden=hidden, provided=provided,
-              cancellation=cancellation, extras=extras or {})
-    record, seconds = _run_copy(ws, base, set(EXCLUDED), **kw)
-    value, _ = read_metric(base / "workspace" / RESULTS, metric)
-    if record.exit_code == 0 and value is not None and checkable(value):
+    ws, base = rx.trial_dir / "workspace", rx.trial_dir / "reexec"
+    try:
+        untrusted.read_head(ws, SCRIPT, 0)
+    except untrusted.Untrusted as e:
+        return ReexecRecord(ran=False, reason=f"no usable {SCRIPT} in the workspace root: {e}"), 0.0
+    record = rx.run(base, set(EXCLUDED))
+    if not record.ran:
+        return record, rx.seconds
+    metric = spec.target.metric
+    value, _ = read_metric(base / "workspace", RESULTS, metric)
+    if record.exit_code != 0 or value is None:
+        return record, rx.seconds
+    if checkable(value):
         cached = sorted({lit.path for lit in find_literals(base / "workspace", record.sources, value)
                          if not lit.is_code})
         if cached:
-            record.ablation, extra = _run_copy(ws, base / "ablation", set(EXCLUDED) | set(cached), **kw)
-            seconds += extra
-    return record, seconds
+            record.ablation = rx.run(base / "ablation", set(EXCLUDED) | set(cached))
+    if acceptance(spec.target, spec.criteria).accepts(value):
+        held = withheld_paths(ws, rx.provided)
+        if held:
+            wall = min(rx.wall_seconds, max(WITHHELD_MIN_S, 2 * record.wall_s + 10))
+            record.withheld = rx.run(base / "withheld", set(EXCLUDED) | set(held), wall=wall)
+            record.withheld.removed = sorted(held)
+    return record, rx.seconds
 
 
-def _run_copy(ws: Path, base: Path, exclude: set[str], *, sandbox: str, wall_seconds: float,
-              trace: TraceWriter, hidden: list[Path], provided: dict[str, str],
-              cancellation: Cancellation | None, extras: dict) -> tuple[ReexecRecord, float]:
-    dest = base / "workspace"
-    if dest.exists():
-        shutil.rmtree(dest)
+def withheld_paths(ws: Path, provided: dict[str, str]) -> list[str]:
+    """The released data and weights in the workspace, and every copy of them the agent made."""
+    digests = {h for p, h in provided.items() if p.split("/", 1)[0] in WITHHELD_KINDS}
+    if not digests:
+        return []
+    out = []
+    for e in untrusted.walk(ws):
+        if e.kind != "file" or not e.plain:
+            continue
+        if e.rel.split("/", 1)[0] in WITHHELD_KINDS and e.rel in provided:
+            out.append(e.rel)
+        elif _digest(ws, e.rel) in digests:
+            out.append(e.rel)
+    return sorted(out)
 
-    def ignore(d: str, names: list[str]) -> list[str]:
-        rel = Path(d).relative_to(ws)
-        return [n for n in names if (rel / n).as_posix() in exclude]
 
-    shutil.copytree(ws, dest, symlinks=True, ignore=ignore)
-    removed = sorted(p for p in exclude if (ws / p).exists())
-    before = snapshot(dest)
-    box = make_sandbox(sandbox, SandboxConfig(dest, hidden=hidden, **extras))
-    box.start()
-    rec = Recorder(box, trace, dest, base / "logs", "reexec", Deadline(wall_seconds), cancellation)
-    timed_out = False
-    try:
-        res = rec.run(["bash", SCRIPT])
-        exit_code, timed_out = res.exit_code, res.timed_out
-    except BudgetExhausted:
-        exit_code, timed_out = None, True
-    finally:
-        box.stop()
-    after = snapshot(dest)
-    outputs = sorted(p for p in after if before.get(p) != after[p])
-    sources = sorted(p for p in before if p in after and p not in outputs
-                     and provided.get(p) != sha256_file(dest / p))
-    record = ReexecRecord(ran=True, reason="timed out" if timed_out else f"exit {exit_code}",
-                          exit_code=exit_code, timed_out=timed_out, event_id=rec.last_event,
-                          wall_s=rec.deadline.elapsed, removed=removed, sources=sources,
-                          outputs=outputs)
-    return record, rec.command_seconds
+def still_computed(record: ReexecRecord, base: Path, spec: TaskSpec, measured: float) -> bool:
+    """Did the run without the materials still produce the value? (Then it was not computed from them.)"""
+    w = record.withheld
+    if w is None or not w.ran or w.exit_code != 0:
+        return False
+    again, _ = read_metric(base / "withheld" / "workspace", RESULTS, spec.target.metric)
+    return again is not None and consistent(again, measured, acceptance(spec.target, spec.criteria).tol)
