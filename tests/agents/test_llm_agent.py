@@ -94,4 +94,4 @@ def test_model_budget_runs_out_mid_run(tmp_path, sandbox_name, upstream, monkeyp
     refused = [e for e in events if isinstance(e, Note) and "model refused" in e.message]
     assert refused and "model budget is exhausted" in refused[0].message  # the error the agent read
     assert "budget is exhausted" in (tdir / "agent" / "final_message.md").read_text()
-    assert len(list((tdir / "agent" / "llm-calls").glob("*-request.json"))) == 3  # nothing lost
+    assert len(list((tdir / "records" / "llm-calls").glob("*-request.json"))) == 3  # nothing lost

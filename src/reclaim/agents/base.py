@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from reclaim.runner.recorder import Recorder
-from reclaim.sandbox import Bind
+from reclaim.sandbox import Bind, identity, untrusted
 from reclaim.spec import Task
 from reclaim.trace import TraceWriter
 
@@ -36,6 +36,25 @@ class AgentContext:
     """Host folder for the agent's own logs (untrusted); bound into the sandbox."""
     model: ModelAccess | None = None
     """The trial's way to a model, when the run has a gateway."""
+
+    def write_workspace(self, rel: str, text: str, mode: int = 0o644) -> None:
+        """Write into the workspace as the agent's own file, never through a link it made."""
+        untrusted.write_bytes(self.workspace, rel, text.encode("utf-8"), mode, owner=_owner())
+
+    def write_log(self, rel: str, text: str) -> None:
+        """Write into the agent's log folder (bound writable into its sandbox), never through a link."""
+        untrusted.write_bytes(self.agent_logs, rel, text.encode("utf-8"), owner=_owner())
+
+    def read_log(self, rel: str, limit: int = 16 << 20) -> str | None:
+        """A file the agent's program left in its log folder, read as untrusted bytes."""
+        try:
+            return untrusted.read_head(self.agent_logs, rel, limit)[0].decode("utf-8", "replace")
+        except untrusted.Untrusted:
+            return None
+
+    def give(self, path: Path) -> None:
+        """Hand what the harness put in the workspace to the sandbox's user."""
+        identity.current().give_tree(path) if path.is_dir() else identity.current().give(path)
 
     def model_env(self) -> dict[str, str]:
         """What points programs inside the sandbox at the gateway, with the trial's own token."""
@@ -69,6 +88,11 @@ class AgentContext:
             "RECLAIM_SEED": str(self.seed),
             "RECLAIM_AGENT_LOGS": sb.inside(self.agent_logs),
         } | self.model_env()
+
+
+def _owner() -> tuple[int, int] | None:
+    ident = identity.current()
+    return (ident.uid, ident.gid) if ident.dedicated else None
 
 
 class Baseline:

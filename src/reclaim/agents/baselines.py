@@ -19,6 +19,7 @@ def copy_reference(ctx: AgentContext, who: str) -> Reference:
     for item in sorted((ctx.task.dir / ref.path).iterdir()):
         if item.name != "__pycache__":
             (shutil.copytree if item.is_dir() else shutil.copy2)(item, ctx.workspace / item.name)
+            ctx.give(ctx.workspace / item.name)
     ctx.trace.emit(Note, phase="agent", level="info",
                    message=f"{who} agent copied {ref.path}/ into the workspace root")
     return ref
@@ -41,8 +42,7 @@ class ReferenceAgent(Baseline):
     def run(self, ctx: AgentContext) -> None:
         ref = copy_reference(ctx, "reference")
         if ref.entrypoint != "reproduce.sh":
-            (ctx.workspace / "reproduce.sh").write_text(
-                f"#!/bin/bash\nset -euo pipefail\nexec bash {shlex.quote(ref.entrypoint)}\n")
+            ctx.write_workspace("reproduce.sh", f"#!/bin/bash\nset -euo pipefail\nexec bash {shlex.quote(ref.entrypoint)}\n")
         ctx.recorder.run(["bash", "reproduce.sh"])
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from reclaim.agents.base import AgentContext
 from reclaim.agents.transcripts import PARSERS
-from reclaim.sandbox import Bind
+from reclaim.sandbox import Bind, untrusted
 from reclaim.trace import Note
 
 PROMPT = ("You are in a sandbox with no network, working on a research-reproduction task. Read TASK.md "
@@ -138,6 +138,7 @@ class ExternalAgent:
         box = ctx.recorder.sandbox
         logs = box.inside(ctx.agent_logs)
         (ctx.agent_logs / "home").mkdir(exist_ok=True)
+        ctx.give(ctx.agent_logs / "home")
         url = box.gateway_url(ctx.model.host_url)
         env = ctx.env() | {"HOME": f"{logs}/home"} | self.tool.env(ctx.model.name, url, logs)
         if self.tool.venv:
@@ -145,8 +146,11 @@ class ExternalAgent:
             env["PATH"] = f"{venv_bin}:{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
         task = (ctx.workspace / "TASK.md").read_text(encoding="utf-8")
         res = ctx.recorder.run(self.tool.argv(PROMPT + task, ctx.model.name, logs), env=env)
-        source = res.stdout_path if self.tool.transcript == "stdout" else ctx.agent_logs / self.tool.transcript
         parse = PARSERS.get(self.tool.name)
-        if parse is not None and source.is_file():
-            for step in parse(source.read_text(errors="replace"))[:500]:
+        if self.tool.transcript == "stdout":  # the harness's own capture: read its ends only
+            text = untrusted.read_ends(res.stdout_path, 16 << 20)[0].decode("utf-8", "replace")
+        else:
+            text = ctx.read_log(self.tool.transcript)
+        if parse is not None and text:
+            for step in parse(text)[:500]:
                 ctx.trace.emit(Note, phase="agent", level="info", message=f"[untrusted transcript] {step[:1000]}")

@@ -36,6 +36,7 @@ class Limits:
     _groups: dict[str, Path] = field(default_factory=dict)
     _prefix: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+    _written: dict[Path, str] = field(default_factory=dict)
 
     def start(self) -> Limits:
         name = f"reclaim-{secrets.token_hex(6)}"
@@ -56,9 +57,20 @@ class Limits:
     def _try(self, path: Path, value: str) -> bool:
         try:
             path.write_text(value)
-            return True
         except OSError:
             return False
+        self._written[path] = value
+        return True
+
+    def verify(self) -> list[str]:
+        """The enforced limits whose cgroup settings no longer read back as written: set from
+        outside and owned by root, they should never change, and trial.json must say so if they did."""
+        changed = {p.name for p, v in self._written.items() if _read(p).split() != v.split()}
+        by_file = {"memory.max": "memory", "memory.limit_in_bytes": "memory", "pids.max": "processes",
+                   "cpu.max": "cpu", "cpu.cfs_quota_us": "cpu", "cpu.cfs_period_us": "cpu",
+                   "memory.swap.max": "memory", "memory.memsw.limit_in_bytes": "memory"}
+        kinds = {by_file.get(name, name) for name in changed}
+        return [e for e in self.enforced if e.split(" ", 1)[0] in kinds]
 
     def _v1(self, name: str) -> None:
         for ctl in ("memory", "pids", "cpu", "cpuacct"):

@@ -7,13 +7,16 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from reclaim.budget import Deadline
 from reclaim.budget.gpus import Gpu, GpuBackend
+from reclaim.sandbox.untrusted import allocated_bytes
 from reclaim.trace import BudgetEvent, TraceWriter
 
 WARN_AT = 0.8
+DISK_EVERY_S = 3.0
 
 
 class BudgetMonitor:
@@ -32,6 +35,27 @@ class BudgetMonitor:
         self._thread = threading.Thread(target=self._loop, name="reclaim-budget", daemon=True)
         self._last = time.monotonic()
         self.deadline_unix = time.time() + deadline.remaining
+        self.disk: tuple[Path, int, Callable[[], None]] | None = None
+        self.disk_exceeded = False
+        self._disk_at = 0.0
+
+    def watch_disk(self, root: Path, limit_bytes: int, on_exceeded: Callable[[], None]) -> BudgetMonitor:
+        """Also stop the trial (``on_exceeded``) once the files under ``root`` take more disk than allowed."""
+        self.disk = (root, limit_bytes, on_exceeded)
+        return self
+
+    def _check_disk(self) -> None:
+        if self.disk is None or self.disk_exceeded or time.monotonic() - self._disk_at < DISK_EVERY_S:
+            return
+        self._disk_at = time.monotonic()
+        root, limit, on_exceeded = self.disk
+        used = allocated_bytes(root)
+        if used > limit:
+            self.disk_exceeded = True
+            self.trace.emit(BudgetEvent, phase="agent", what="disk_exhausted",
+                            detail=f"the workspace takes {used / 2**30:.2f} GiB of disk, over the budget of "
+                                   f"{limit / 2**30:.2f} GiB; process tree stopped")
+            on_exceeded()
 
     def start(self) -> BudgetMonitor:
         self.file.parent.mkdir(parents=True, exist_ok=True)
@@ -50,6 +74,7 @@ class BudgetMonitor:
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
             self._tick()
+            self._check_disk()
 
     def _tick(self) -> None:
         now = time.monotonic()

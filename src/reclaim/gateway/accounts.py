@@ -57,7 +57,7 @@ class Account:
     def record(self, *, protocol: str, endpoint: str, model: str, stream: bool, status: int,
                tokens_in: int, tokens_out: int, latency_s: float, cost_usd: float | None,
                request: bytes, response: bytes, error: str | None = None) -> ModelCall:
-        """Keep the call's bodies under agent/, put it in the trace, and charge the budget."""
+        """Keep the call's bodies under the trial's records/, put it in the trace, and charge the budget."""
         with self._lock:
             self.calls += 1
             n = self.calls

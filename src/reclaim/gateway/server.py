@@ -61,6 +61,7 @@ class Gateway:
         self.prices = load_prices(self.upstreams.prices_file)
         self.accounts: dict[str, Account] = {}
         self.socket_dir = Path(tempfile.mkdtemp(prefix="reclaim-gw-"))  # short: socket paths are limited
+        self.socket_dir.chmod(0o755)  # sandboxes run as an unprivileged user: it must reach the socket
         self.socket = self.socket_dir / SOCKET_NAME
         shutil.copyfile(Path(__file__).with_name("forward.py"), self.socket_dir / FORWARDER)
         self.url = ""

@@ -11,6 +11,7 @@ import shlex
 from collections import defaultdict
 from pathlib import Path
 
+from reclaim.sandbox import untrusted
 from reclaim.trace import ShellCommand, TraceWriter
 
 HOOK = Path(__file__).with_name("audit.sh")
@@ -19,6 +20,7 @@ DASH = Path("/usr/bin/dash")
 INSIDE_DIR = "/run/reclaim-audit"
 LOG = "commands.tsv"
 MAX_EVENTS = 20_000
+MAX_LOG_BYTES = 16 << 20
 
 
 def parse(text: str) -> list[tuple[float, int, str, int | None]]:
@@ -66,11 +68,14 @@ def binds(audit_dir: Path, sandbox: str) -> list:
     return out
 
 
-def import_log(log: Path, trace: TraceWriter, phase: str = "agent") -> int:
-    """Put what the hook saw into the trace; return how many commands."""
-    if not log.is_file():
+def import_log(audit_dir: Path, trace: TraceWriter, phase: str = "agent") -> int:
+    """Put what the hook saw into the trace, marked untrusted (the agent can write its log);
+    return how many commands. Only the log's first MAX_LOG_BYTES are read, never through a link."""
+    try:
+        raw, _ = untrusted.read_head(audit_dir, LOG, MAX_LOG_BYTES)
+    except untrusted.Untrusted:
         return 0
-    rows = parse(log.read_text(encoding="utf-8", errors="replace"))
+    rows = parse(raw.decode("utf-8", errors="replace"))
     for ts, pid, cmd, code in rows[:MAX_EVENTS]:
         trace.emit(ShellCommand, phase=phase, at=ts, pid=pid, cmd=cmd[:4000], exit_code=code)
     return len(rows)

@@ -103,9 +103,14 @@ class Resources:
             if u.oom_killed:
                 rec.warnings.append(f"{phase}: the memory limit ({self.budget.memory_gb:g} GiB) stopped a process")
         if self.limits is not None:
+            lifted = self.limits.verify()  # read back at the end of the phase: the truth, not the plan
             for item in self.limits.enforced:
-                if item not in rec.limits_enforced:
+                if item not in rec.limits_enforced and item not in lifted:
                     rec.limits_enforced.append(item)
+            for item in lifted:
+                if item in rec.limits_enforced:
+                    rec.limits_enforced.remove(item)
+                rec.warnings.append(f"{phase}: the {item} limit no longer held at the end of the phase")
 
     def release(self) -> None:
         """Give everything back, whatever happened; safe to call twice."""

@@ -18,9 +18,9 @@ from reclaim.judge import Judge
 from reclaim.materials import build_workspace
 from reclaim.runner import audit
 from reclaim.runner.recorder import Cancellation, Cancelled, Recorder, snapshot
-from reclaim.runner.reexec import reexecute
+from reclaim.runner.reexec import Reexec, reexecute
 from reclaim.runner.resources import Resources, time_limit
-from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, make_sandbox
+from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, execlog, identity, make_sandbox, untrusted
 from reclaim.spec import Task
 from reclaim.store import (
     SPEC_JSON,
@@ -34,13 +34,14 @@ from reclaim.store import (
     Status,
     TrialRecord,
     agent_label,
-    sha256_file,
+    seal,
     trial_id,
     write_model,
 )
 from reclaim.trace import Note, TraceWriter, TrialFinished, TrialStarted
 
 AGENT_LOGS_INSIDE = "/agent-logs"
+RECORDS = "records"  # harness-only records (gateway calls); never bound into a sandbox
 PROVIDED = "materials.json"
 
 
@@ -75,9 +76,12 @@ class _Timer:
 
 
 def limits_for(sandbox: str) -> list[str]:
-    base = ["wall_clock"]
+    base = ["wall_clock", "disk (workspace)"]
     if sandbox == "bwrap":
-        base += ["read_only_host", "no_network", "pid_namespace", "process_tree_kill"]
+        base += ["read_only_host", "no_network", "pid_namespace", "process_tree_kill",
+                 f"unprivileged uid {identity.current().uid}, no capabilities"]
+        if execlog.strace():
+            base.append("exec_record (strace, outside the sandbox)")
     return base
 
 
@@ -115,6 +119,8 @@ def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> Trial
         trace.emit(TrialFinished, phase="judge", status=rec.status.value,
                    outcome=rec.outcome.value if rec.outcome else None)
         trace.close()
+        if rec.done:
+            rec.records = seal(tdir)
         write_model(tdir / TRIAL_JSON, rec)
     return rec
 
@@ -150,8 +156,9 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
     logs.mkdir()
     account = None
     if s.gateway is not None and agent.needs_model:
-        account = s.gateway.open_account(rec.trial_id, trace, logs / "llm-calls", max_tokens=spec.budget.model_tokens,
-                                         max_usd=spec.budget.money_usd)
+        # the gateway's records go where no sandbox is bound: the agent cannot plant links there
+        account = s.gateway.open_account(rec.trial_id, trace, tdir / RECORDS / "llm-calls",
+                                         max_tokens=spec.budget.model_tokens, max_usd=spec.budget.money_usd)
     resources.phase_limits()
     config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds(),
                                       *resources.binds()],
@@ -167,10 +174,11 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                            "RECLAIM_AUDIT_LOG": f"{box.inside(audit_dir)}/{audit.LOG}"})
     with timer("workspace_s"):
         rec.materials = build_workspace(task, ws, box.workspace_inside)
-        provided = {p: sha256_file(ws / p) for p in snapshot(ws)}
+        provided = {e.rel: untrusted.sha256(ws, e.raw) for e in untrusted.files(ws)}
         (tdir / PROVIDED).write_text(json.dumps(provided, indent=1, sort_keys=True))
     deadline = Deadline(wall)
     monitor = resources.watch(deadline, trace)
+    monitor.watch_disk(ws, int(spec.budget.disk_gb * 2**30), box.stop)
     config.env["RECLAIM_DEADLINE"] = f"{monitor.deadline_unix:.0f}"
     recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline, s.cancellation)
     with timer("agent_s"):
@@ -183,13 +191,15 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
             trace.emit(Note, phase="agent", level="warning", message=str(e))
         finally:
             box.stop()
-            audit.import_log(audit_dir / audit.LOG, trace)
+            audit.import_log(audit_dir, trace)
             if account is not None:
                 s.gateway.close_account(account)  # every call is on the record before we go on
                 rec.budget.model_calls, rec.budget.model_tokens = account.calls, account.tokens
                 rec.budget.model_usd = round(account.usd, 6)
                 if account.exhausted:
                     rec.status = Status.budget_exhausted
+    if monitor.disk_exceeded:
+        rec.status = Status.budget_exhausted
     rec.budget.agent_wall_s = round(deadline.elapsed, 3)
     rec.budget.gpu_hours_allocated = len(resources.gpus) * deadline.elapsed / 3600
     resources.record(rec, "agent")
@@ -197,9 +207,9 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
     if rec.status != Status.budget_exhausted:
         with timer("reexec_s"):
             resources.phase_limits()
-            rx, rx_cmd = reexecute(tdir, metric=spec.target.metric, sandbox=s.sandbox, wall_seconds=wall, trace=trace,
-                                   hidden=s.hidden, provided=provided, cancellation=s.cancellation,
-                                   extras={"env": resources.env(), **resources.sandbox_extras()})
+            rx, rx_cmd = reexecute(Reexec(tdir, s.sandbox, wall, trace, s.hidden, provided, s.cancellation,
+                                          {"env": resources.env(), **resources.sandbox_extras()},
+                                          disk_bytes=int(spec.budget.disk_gb * 2**30)), spec)
             write_model(tdir / "reexec" / "reexec.json", rx)
             resources.record(rec, "reexec")
         rec.budget.reexec_wall_s = round(rx.wall_s, 3)

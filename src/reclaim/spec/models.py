@@ -154,6 +154,7 @@ class Budget(Strict):
     wall_minutes: Finite = Field(gt=0, description="Wall-clock limit for the agent, in minutes.")
     cpus: int = Field(default=1, ge=1, description="CPU cores.")
     memory_gb: Finite = Field(default=4.0, gt=0, description="Memory in GiB.")
+    disk_gb: Finite = Field(default=20.0, gt=0, description="Disk the workspace may take, in GiB (sparse holes are free).")
     money_usd: Finite | None = Field(default=None, ge=0, description="Money for model calls, in USD; none: no limit.")
     model_tokens: int | None = Field(default=None, ge=0, description="Model tokens (in + out); none: no limit.")
 

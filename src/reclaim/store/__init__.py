@@ -1,6 +1,8 @@
 """What is kept: trial directories (the truth) and a SQLite index rebuilt from them."""
 
 from reclaim.store.files import (
+    checked_record,
+    seal,
     RUN_JSON,
     SPEC_JSON,
     TRACE,
@@ -27,6 +29,6 @@ from reclaim.store.models import (
 
 __all__ = [
     "MAX_RETRIES", "RUN_JSON", "SPEC_JSON", "TRACE", "VERDICTS", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index",
-    "Outcome", "RunDir", "RunSpec", "Status", "TrialRecord", "agent_label", "read_model", "sha256_file", "trial_id",
+    "Outcome", "RunDir", "RunSpec", "Status", "TrialRecord", "agent_label", "checked_record", "seal", "read_model", "sha256_file", "trial_id",
     "trial_spec", "write_model",
 ]

@@ -12,7 +12,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from reclaim.spec import TaskSpec, load_task
-from reclaim.store.models import Outcome, RunSpec, TrialRecord
+from reclaim.store.models import Outcome, RunSpec, Status, TrialRecord
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -30,6 +30,30 @@ def sha256_file(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+SEALED = (TRACE, SPEC_JSON, VERDICT_JSON, "materials.json", "reexec/reexec.json")
+"""The records a finished trial's trial.json holds the sha256 of."""
+
+
+def seal(trial_dir: Path) -> dict[str, str]:
+    """sha256 of each sealed record the trial has, for trial.json."""
+    return {rel: sha256_file(trial_dir / rel) for rel in SEALED if (trial_dir / rel).is_file()}
+
+
+def checked_record(trial_dir: Path) -> TrialRecord | None:
+    """trial.json, with its sealed records checked: a record changed after the trial ended makes
+    the trial an ``error`` (its figures can no longer be vouched for), saying which."""
+    rec = read_model(trial_dir / TRIAL_JSON, TrialRecord)
+    if rec is None or not rec.records:
+        return rec
+    changed = [rel for rel, digest in rec.records.items()
+               if not (trial_dir / rel).is_file() or sha256_file(trial_dir / rel) != digest]
+    if changed:
+        rec.status, rec.outcome = Status.error, Outcome.error
+        rec.error = (f"{', '.join(changed)} changed after the trial ended (sha256 differs from trial.json); "
+                     "its result is not counted")
+    return rec
 
 
 def trial_spec(trial_dir: Path, suite_dir: str | None = None, task: str | None = None) -> TaskSpec:
@@ -97,13 +121,13 @@ class RunDir:
         return spec
 
     def record(self, trial_id: str) -> TrialRecord | None:
-        return read_model(self.trial_dir(trial_id) / TRIAL_JSON, TrialRecord)
+        return checked_record(self.trial_dir(trial_id))
 
     def records(self) -> list[TrialRecord]:
         """Every trial with a trial.json, finished or not, sorted by id."""
         if not self.trials_dir.is_dir():
             return []
-        found = (read_model(d / TRIAL_JSON, TrialRecord) for d in sorted(self.trials_dir.iterdir()))
+        found = (checked_record(d) for d in sorted(self.trials_dir.iterdir()))
         return [r for r in found if r is not None]
 
     def verdict_outcome(self, trial_id: str, label: str) -> str | None:

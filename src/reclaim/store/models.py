@@ -106,6 +106,9 @@ class TrialRecord(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     error: str | None = None
     agent_logs: str = Field("agent/", description="Written by the agent itself: untrusted.")
+    records: dict[str, str] = Field(default_factory=dict,
+                                    description="sha256 of the trial's sealed records (trace, spec, verdict, "
+                                                "re-execution), checked whenever the trial is read.")
 
     @property
     def done(self) -> bool:
@@ -142,3 +145,8 @@ class ReexecRecord(BaseModel):
     ablation: ReexecRecord | None = Field(
         None, description="A second re-execution without the static files that already held the "
                           "result: did reproduce.sh compute the value, or copy it?")
+    withheld: ReexecRecord | None = Field(
+        None, description="One more re-execution with the released data and weights withheld: a value "
+                          "that still comes out was not computed from them.")
+    skipped: list[str] = Field(default_factory=list,
+                               description="What the copy for re-execution left out: special files, unreadable files.")

@@ -82,8 +82,8 @@ class ModelCall(_Event):
     tokens_out: int = 0
     latency_s: float
     cost_usd: float | None = None
-    request_file: str = Field(description="Request body, under agent/.")
-    response_file: str = Field(description="Response body (or the raw event stream), under agent/.")
+    request_file: str = Field(description="Request body, under records/ (where no sandbox can write).")
+    response_file: str = Field(description="Response body (or the raw event stream), under records/.")
     error: str | None = None
 
 

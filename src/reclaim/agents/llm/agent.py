@@ -108,8 +108,8 @@ class LLMAgent:
                 ctx.trace.emit(Note, phase="agent", level="info", message=f"condensed {n} old tool outputs")
         else:
             summary = f"stopped at the step limit ({self.options.steps})"
-        (ctx.agent_logs / "final_message.md").write_text(summary + "\n", encoding="utf-8")
-        (ctx.agent_logs / "conversation.json").write_text(json.dumps(model.messages, indent=1, default=str))
+        ctx.write_log("final_message.md", summary + "\n")
+        ctx.write_log("conversation.json", json.dumps(model.messages, indent=1, default=str))
 
     def _tool(self, ctx: AgentContext, call: Call) -> str:
         args, box = call.arguments, ctx.recorder.sandbox
