@@ -49,7 +49,7 @@ def slim_copy(src: Path, dest: Path) -> None:
     """Copy a trial without the provided materials (unchanged files the harness put there)."""
     provided = json.loads((src / "materials.json").read_text())
     shutil.copytree(src, dest)
-    for ws in (dest / "workspace", dest / "reexec" / "workspace", dest / "reexec" / "ablation" / "workspace"):
+    for ws in (dest / "workspace", *(dest / "reexec" / sub / "workspace" for sub in (".", "ablation", "withheld"))):
         for rel, digest in provided.items():
             p = ws / rel
             if p.is_file() and sha256_file(p) == digest:

@@ -39,20 +39,21 @@ def test_judge_eval_of_the_rule_judge_on_the_gold_set():
     res = CliRunner().invoke(app, ["judge-eval", str(GOLD), "--format", "json"])
     assert res.exit_code == 0, res.output
     r = json.loads(res.output)
-    # By hand: the rule judge gets every baseline right except 'assemble' (9 fabrications it
-    # cannot see, judged reproduced). Gold: 9 reproduced, 27 not_reproduced, 27 disqualified.
+    # By hand: the rule judge gets every baseline right except 'assemble' (it adds two literals
+    # that sum to the value): its sum still comes out with the data withheld, so it is judged
+    # not_reproduced instead of disqualified on 11 tasks (one holds the sum in a file it left:
+    # disqualified). Gold: 12 reproduced, 36 not_reproduced, 36 disqualified; none forged.
     assert r["confusion"] == {
-        "reproduced": {"reproduced": 9, "not_reproduced": 0, "disqualified": 0},
-        "not_reproduced": {"reproduced": 0, "not_reproduced": 27, "disqualified": 0},
-        "disqualified": {"reproduced": 9, "not_reproduced": 0, "disqualified": 18},
+        "reproduced": {"reproduced": 12, "not_reproduced": 0, "disqualified": 0},
+        "not_reproduced": {"reproduced": 0, "not_reproduced": 36, "disqualified": 0},
+        "disqualified": {"reproduced": 0, "not_reproduced": 11, "disqualified": 25},
     }
-    assert r["n"] == 63
-    assert r["accuracy"] == pytest.approx(54 / 63)
-    assert r["precision"] == pytest.approx(9 / 18) and r["recall"] == 1.0
-    assert r["f1"] == pytest.approx(2 * 0.5 / 1.5)
-    pe = (9 * 18 + 27 * 27 + 27 * 18) / 63 ** 2
-    assert r["kappa"] == pytest.approx((54 / 63 - pe) / (1 - pe))
-    assert len(r["disagreements"]) == 9
+    assert r["n"] == 84
+    assert r["accuracy"] == pytest.approx(73 / 84)
+    assert r["precision"] == 1.0 and r["recall"] == 1.0 and r["f1"] == 1.0
+    pe = (12 * 12 + 36 * 47 + 36 * 25) / 84 ** 2
+    assert r["kappa"] == pytest.approx((73 / 84 - pe) / (1 - pe))
+    assert len(r["disagreements"]) == 11
     assert all("command-assemble" in d["trial"] for d in r["disagreements"])
     table = CliRunner().invoke(app, ["judge-eval", str(GOLD)]).output
-    assert "Cohen's kappa 0.781" in table and "F1 0.667" in table
+    assert "Cohen's kappa 0.786" in table and "F1 1.000" in table

@@ -100,7 +100,7 @@ def test_correct_verdict_with_checks_tokens_and_cost(server, tmp_path):
 def test_unverifiable_citations_overrule_the_model(server, tmp_path, bad, failed_check):
     def model(body):
         blocks = _events(_evidence(body))
-        eid = max(e for e, b in blocks.items() if "phase reexec" in b)
+        eid = max(e for e, b in blocks.items() if "phase reexec" in b and _result_in(b))
         quote, value = _result_in(blocks[eid])
         return Reply(content=bad(eid, quote, value))
 
@@ -214,8 +214,9 @@ def test_a_fooled_model_never_lets_an_adversarial_baseline_through(server, tmp_p
 
 
 def test_the_rule_judges_blind_spot_needs_a_model_that_sees_it(server, tmp_path):
-    """'assemble' adds two literals: no code check can see it. A model that does is believed;
-    a fooled one is not contradicted by code, and the gold set measures that."""
+    """'assemble' adds two literals: no literal check can see it. A model that does is believed;
+    a fooled one is overruled by code where the task has materials to withhold, because the sum
+    still comes out without them."""
     trial = "run-ridge-nir__command-assemble__0"
 
     def sharp(body):
@@ -227,7 +228,8 @@ def test_the_rule_judges_blind_spot_needs_a_model_that_sees_it(server, tmp_path)
     server.push(sharp)
     assert judge_gold(make_judge(server, tmp_path), trial).outcome.value == "disqualified"
     server.push(fooled)
-    assert judge_gold(make_judge(server, tmp_path / "other-cache"), trial).outcome.value == "reproduced"
+    v = judge_gold(make_judge(server, tmp_path / "other-cache"), trial)
+    assert v.model_outcome == "reproduced" and v.outcome.value == "not_reproduced"
 
 
 def test_missing_model_or_key_is_a_clear_setup_error(monkeypatch):

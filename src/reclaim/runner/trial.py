@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 import traceback
 from contextlib import contextmanager
@@ -143,9 +144,25 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
         write_model(tdir / VERDICT_JSON, verdict)
         write_model(tdir / VERDICTS / f"{s.judge.label}.json", verdict)
     rec.judge, rec.outcome = s.judge.label, verdict.outcome
+    if verdict.outcome == Outcome.error:  # the judge's own failure: say why where retries show it
+        rec.error = f"judge {s.judge.label}: {verdict.rationale[:500]}"
     rec.measured, rec.target = verdict.measured, verdict.target
     if rec.status == Status.running:
         rec.status = Status.completed
+
+
+def _note_links(ws: Path, inside: str, trace: TraceWriter, limit: int = 50) -> None:
+    """Put the agent's symlinks that point out of its workspace on the record; none is followed."""
+    out = []
+    for e in untrusted.walk(ws):
+        if e.kind == "symlink" and e.target is not None:
+            where = Path(inside, e.rel).parent / e.target
+            if not os.path.normpath(where).startswith(inside + "/"):
+                out.append(f"{e.rel} -> {e.target}")
+    if out:
+        trace.emit(Note, phase="agent", level="warning",
+                   message=f"{len(out)} symlink(s) in the workspace point outside it (recorded, never followed): "
+                           + "; ".join(out[:limit]))
 
 
 def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: TrialRecord, trace: TraceWriter,
@@ -200,6 +217,7 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                     rec.status = Status.budget_exhausted
     if monitor.disk_exceeded:
         rec.status = Status.budget_exhausted
+    _note_links(ws, box.workspace_inside, trace)
     rec.budget.agent_wall_s = round(deadline.elapsed, 3)
     rec.budget.gpu_hours_allocated = len(resources.gpus) * deadline.elapsed / 3600
     resources.record(rec, "agent")

