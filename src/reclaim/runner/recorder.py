@@ -116,7 +116,7 @@ class Recorder:
             with cancel.lock:
                 cancel.active.discard(self.sandbox)
         if res.exec_log is not None:
-            for ex in execlog.parse(res.exec_log, identity.current().drop()):
+            for ex in execlog.parse(res.exec_log, identity.current().drop(), res.exec_log_outside):
                 self.trace.emit(ProgramExec, phase=self.phase, command_id=started.id, pid=ex.pid,
                                 path=ex.path[:4000], argv=[a[:4000] for a in ex.argv[:256]],
                                 truncated=ex.truncated)

@@ -60,7 +60,9 @@ class ExecResult:
     stdout_path: Path
     stderr_path: Path
     exec_log: Path | None = None
-    """Every program the command started, recorded from outside the sandbox (execlog.py)."""
+    """Every program the command started, recorded where the agent cannot reach (execlog.py)."""
+    exec_log_outside: bool = False
+    """True when strace ran around the sandbox (its first process is the harness's launcher)."""
 
     @property
     def ok(self) -> bool:

@@ -1,7 +1,8 @@
-"""The exec record: every program a sandbox starts, seen from outside it, where no agent can reach.
+"""The exec record: every program a sandbox starts, recorded where no agent can reach.
 
-``strace -f --seccomp-bpf -e trace=execve,execveat`` runs around the sandbox, as the harness,
-and writes to a file in the harness's own log folder. The kernel stops only on exec calls, so
+``strace -f --seccomp-bpf -e trace=execve,execveat`` traces the command, as root before the
+privilege drop when the harness is root (the agent's uid can neither signal, trace nor read it),
+around the whole sandbox otherwise, and writes to a folder of the harness's log folder. The kernel stops only on exec calls, so
 the cost is small, and nothing inside the sandbox (unsetting BASH_ENV, calling dash directly,
 ``trap - DEBUG``, Python's subprocess) can leave a program out of it. The in-sandbox bash hook
 stays as a richer but untrusted layer.
@@ -60,9 +61,10 @@ def _strings(blob: bytes) -> tuple[list[str], bool]:
     return out, cut
 
 
-def parse(log: Path, drop: list[str] | None = None) -> list[Exec]:
-    """The successful execs in ``log``, in order, without the harness's own launcher (strace's
-    child: the cgroup join, the privilege drop and bwrap, which all exec in one process)."""
+def parse(log: Path, drop: list[str] | None = None, outside: bool = False) -> list[Exec]:
+    """The successful execs in ``log``, in order, without the harness's own steps: the launcher
+    when strace ran ``outside`` the sandbox (the cgroup join and bwrap, which exec in one
+    process), and the privilege drop ``drop`` in front of the command."""
     try:
         with open(log, "rb") as fh:
             data = fh.read(MAX_LOG_BYTES)
@@ -88,8 +90,9 @@ def parse(log: Path, drop: list[str] | None = None) -> list[Exec]:
                 out.append(ex)
         if len(out) > MAX_EXECS:
             break
-    launcher = out[0].pid if out else None
-    out = [e for e in out if e.pid != launcher]
+    if outside and out:
+        launcher = out[0].pid
+        out = [e for e in out if e.pid != launcher]
     if out and drop is not None and out[0].argv[:len(drop)] == drop:
         out = out[1:]  # the privilege drop the harness put in front of the command
     return out[:MAX_EXECS]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_LIMIT = 1 << 20
+MAX_DEPTH = 128
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
@@ -164,24 +165,43 @@ def sha256(root: Path, rel: str | bytes, limit: int | None = None) -> str:
     return h.hexdigest()
 
 
-def walk(root: Path, max_entries: int = 200_000) -> Iterator[Entry]:
-    """Everything under ``root`` (files, folders, links, special files), never entering a link."""
-    if not root.is_dir() or root.is_symlink():
+def walk(root: Path, max_entries: int = 200_000, max_depth: int = MAX_DEPTH) -> Iterator[Entry]:
+    """Everything under ``root`` (files, folders, links, special files), never entering a link.
+
+    Iterative, one open folder per level, so a tree 100,000 folders deep costs the harness
+    ``max_depth`` descriptors, not a RecursionError; what lies deeper is not listed."""
+    try:
+        top = os.open(root, _DIR_FLAGS)
+    except OSError:
         return
+    stack: list[tuple[int, bytes, Iterator[bytes]]] = []
+
+    def push(fd: int, prefix: bytes) -> None:
+        try:
+            names = sorted(os.fsencode(n) for n in os.listdir(fd))
+        except OSError:
+            names = []
+        stack.append((fd, prefix, iter(names)))
+
+    push(top, b"")
     n = 0
-    for top, dirs, files, dfd in os.fwalk(os.fsencode(root), follow_symlinks=False):
-        rel_top = os.path.relpath(top, os.fsencode(root))
-        prefix = b"" if rel_top == b"." else rel_top + b"/"
-        for name in sorted(dirs) + sorted(files):
+    try:
+        while stack:
+            fd, prefix, names = stack[-1]
+            name = next(names, None)
+            if name is None:
+                os.close(fd)
+                stack.pop()
+                continue
             try:
-                st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
             except OSError:
                 continue
             kind = _kind(st.st_mode)
             target = None
             if kind == "symlink":
                 try:
-                    target = display(os.readlink(name, dir_fd=dfd))
+                    target = display(os.readlink(name, dir_fd=fd))
                 except OSError:
                     target = "?"
             raw = prefix + name
@@ -190,7 +210,14 @@ def walk(root: Path, max_entries: int = 200_000) -> Iterator[Entry]:
             n += 1
             if n >= max_entries:
                 return
-        dirs[:] = sorted(dirs)
+            if kind == "dir" and len(stack) < max_depth:
+                try:
+                    push(os.open(name, _DIR_FLAGS, dir_fd=fd), raw + b"/")
+                except OSError:
+                    continue
+    finally:
+        for fd, _, _ in stack:
+            os.close(fd)
 
 
 def files(root: Path) -> list[Entry]:
@@ -250,8 +277,10 @@ def copy_tree(src: Path, dest: Path, *, exclude: set[str], max_bytes: int | None
             else:
                 report.skipped.append(f"{e.rel} ({e.kind})")
                 continue
-        except Untrusted as why:
-            report.skipped.append(f"{e.rel} ({why})")
+        except (Untrusted, OSError) as why:  # e.g. a path too long to name: the agent's tree, its loss
+            report.skipped.append(f"{e.rel[:200]} ({why})")
+            if e.kind == "dir":
+                skip_under.append(e.raw)
             continue
         if owner is not None:
             os.lchown(out, *owner)
