@@ -24,6 +24,10 @@ if [ ! -f "$VENV/.installed" ] || [ pyproject.toml -nt "$VENV/.installed" ]; the
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[test]"
   touch "$VENV/.installed"
 fi
+if ! command -v strace >/dev/null; then
+  # the exec record: every program a sandbox starts, recorded where the agent cannot reach
+  apt_install strace || echo "warning: strace could not be installed; trials keep no exec record" >&2
+fi
 if ! command -v bwrap >/dev/null; then
   if apt_install bubblewrap; then
     echo "installed bubblewrap: trials run in a real sandbox" >&2
