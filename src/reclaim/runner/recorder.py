@@ -91,6 +91,8 @@ class Recorder:
     cancellation: Cancellation | None = None
     last_event: int | None = None
     command_seconds: float = 0.0
+    last_env: dict[str, str] | None = None
+    """The variables the last command got beyond the sandbox's own: the re-execution gets them too."""
 
     def run(self, cmd: list[str], *, timeout: float | None = None,
             env: dict[str, str] | None = None) -> ExecResult:
@@ -103,6 +105,7 @@ class Recorder:
         started = self.trace.emit(CommandStarted, phase=self.phase, cmd=cmd,
                                   cwd=self.sandbox.workspace_inside, timeout_s=limit)
         stem = f"{self.phase}-{started.id:04d}"
+        self.last_env = dict(env or {})
         before = snapshot(self.workspace)
         with cancel.lock:
             cancel.active.add(self.sandbox)

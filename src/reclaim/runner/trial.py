@@ -225,10 +225,19 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
     if rec.status != Status.budget_exhausted:
         with timer("reexec_s"):
             resources.phase_limits()
-            rx, rx_cmd = reexecute(Reexec(tdir, s.sandbox, wall, trace, s.hidden, provided, s.cancellation,
-                                          {"env": resources.env(), **resources.sandbox_extras()},
+            # the same paths and variables as the agent's last command, the audit hook included:
+            # a script that looks for a difference finds none to act on
+            env = config.env | (recorder.last_env or {}) | resources.env()
+            (tdir / "reexec" / "agent-logs").mkdir(parents=True)  # the same path, empty
+            extras = {"env": env, "binds": [Bind(tdir / "reexec" / "agent-logs", AGENT_LOGS_INSIDE, writable=True)],
+                      **resources.sandbox_extras()}
+            if audit_dir.is_dir():
+                (tdir / "reexec" / "audit").mkdir()
+                extras["binds"] += audit.binds(tdir / "reexec" / "audit", s.sandbox)
+            rx, rx_cmd = reexecute(Reexec(tdir, s.sandbox, wall, trace, s.hidden, provided, s.cancellation, extras,
                                           disk_bytes=int(spec.budget.disk_gb * 2**30)), spec)
             write_model(tdir / "reexec" / "reexec.json", rx)
+            audit.import_log(tdir / "reexec" / "audit", trace, phase="reexec")
             resources.record(rec, "reexec")
         rec.budget.reexec_wall_s = round(rx.wall_s, 3)
         timer.seconds["reexec_commands_s"] = rx_cmd
