@@ -16,13 +16,24 @@ class Deadline:
         self.seconds = seconds
         self.start = time.monotonic()
 
+        self.ended_at: float | None = None
+
+    def end(self) -> None:
+        """End the budget now (a disk or other hard limit was hit): no further command starts."""
+        if self.ended_at is None:
+            self.ended_at = self.elapsed
+
     @property
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
     @property
+    def ended(self) -> bool:
+        return self.ended_at is not None
+
+    @property
     def remaining(self) -> float:
-        return max(0.0, self.seconds - self.elapsed)
+        return 0.0 if self.ended_at is not None else max(0.0, self.seconds - self.elapsed)
 
     @property
     def expired(self) -> bool:

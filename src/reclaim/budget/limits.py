@@ -7,6 +7,7 @@ the trial used: CPU time, peak memory, and whether the memory limit killed somet
 
 from __future__ import annotations
 
+import resource
 import secrets
 import shutil
 import time
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
+NOFILE = 65536
 JOIN = 'for p in $RECLAIM_CGROUPS; do echo $$ > "$p/cgroup.procs" || exit 125; done; exec "$@"'
 
 
@@ -49,7 +51,10 @@ class Limits:
             self._prefix = ["sh", "-c", JOIN, "reclaim-join"]
         elif shutil.which("prlimit"):
             # RLIMIT_AS breaks CUDA, which reserves address space far beyond what it uses
-            opts = [f"--nofile={65536}"] + ([] if self.gpus else [f"--as={self.memory_mb * 2**20}"])
+            # an unprivileged harness cannot raise a hard limit: ask for no more than it has
+            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+            nofile = NOFILE if hard == resource.RLIM_INFINITY else min(NOFILE, hard)
+            opts = [f"--nofile={nofile}"] + ([] if self.gpus else [f"--as={self.memory_mb * 2**20}"])
             self._prefix = ["prlimit", *opts, "--"]
             self.enforced += ["open_files (rlimit)"] + ([] if self.gpus else ["memory (rlimit, address space)"])
         return self

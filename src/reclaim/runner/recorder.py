@@ -99,8 +99,10 @@ class Recorder:
         """Run ``cmd``; raise BudgetExhausted (after recording) if the deadline cut it short."""
         cancel = self.cancellation or Cancellation()
         cancel.check()
+        if self.deadline.ended:
+            raise BudgetExhausted(f"the trial was stopped (a disk limit) before {str(cmd)[:200]}")
         if self.deadline.expired:
-            raise BudgetExhausted(f"no wall-clock budget left for {cmd!r}")
+            raise BudgetExhausted(f"no wall-clock budget left for {str(cmd)[:200]}")
         limit = self.deadline.timeout(timeout)
         started = self.trace.emit(CommandStarted, phase=self.phase, cmd=cmd,
                                   cwd=self.sandbox.workspace_inside, timeout_s=limit)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.budget import BudgetExhausted, Deadline
+from reclaim.budget.disk import MAX_MIN_FREE_BYTES, free_bytes
 from reclaim.judge.criteria import acceptance, consistent
 from reclaim.judge.provenance import checkable, find_literals
 from reclaim.judge.results import read_metric
@@ -54,8 +55,10 @@ class Reexec:
         if dest.exists():
             shutil.rmtree(dest)
         ident = identity.current()
+        room = free_bytes(self.trial_dir) - MAX_MIN_FREE_BYTES  # what the disk can take and keep records
+        limit = room if self.disk_bytes is None else min(self.disk_bytes, room)
         try:
-            copied = untrusted.copy_tree(ws, dest, exclude=exclude, max_bytes=self.disk_bytes,
+            copied = untrusted.copy_tree(ws, dest, exclude=exclude, max_bytes=limit,
                                          owner=(ident.uid, ident.gid) if ident.dedicated else None)
         except untrusted.TooLarge as e:
             return ReexecRecord(ran=False, reason=f"not copied for re-execution: {e}")
@@ -77,6 +80,7 @@ class Reexec:
         finally:
             box.stop()
         self.seconds += rec.command_seconds
+        untrusted.strip_setid(dest)
         after = snapshot(dest)
         outputs = sorted(p for p in after if before.get(p) != after[p])
         sources = sorted(p for p in before if p in after and p not in outputs

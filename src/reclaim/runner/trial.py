@@ -13,6 +13,7 @@ from pathlib import Path
 from reclaim.agents import AgentContext, make_agent
 from reclaim.agents.base import ModelAccess
 from reclaim.budget import BudgetExhausted, Deadline
+from reclaim.budget.disk import DiskGuard
 from reclaim.budget.gpus import Allocator, GpuBackend
 from reclaim.gateway import Gateway
 from reclaim.judge import Judge
@@ -21,7 +22,7 @@ from reclaim.runner import audit
 from reclaim.runner.recorder import Cancellation, Cancelled, Recorder, snapshot
 from reclaim.runner.reexec import Reexec, reexecute
 from reclaim.runner.resources import Resources, time_limit
-from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, execlog, identity, make_sandbox, untrusted
+from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, execlog, identity, kill_strays, make_sandbox, untrusted
 from reclaim.spec import Task
 from reclaim.store import (
     SPEC_JSON,
@@ -39,7 +40,7 @@ from reclaim.store import (
     trial_id,
     write_model,
 )
-from reclaim.trace import Note, TraceWriter, TrialFinished, TrialStarted
+from reclaim.trace import BudgetEvent, Note, TraceWriter, TrialFinished, TrialStarted
 
 AGENT_LOGS_INSIDE = "/agent-logs"
 RECORDS = "records"  # harness-only records (gateway calls); never bound into a sandbox
@@ -165,6 +166,28 @@ def _note_links(ws: Path, inside: str, trace: TraceWriter, limit: int = 50) -> N
                            + "; ".join(out[:limit]))
 
 
+def _disk_full(guard: DiskGuard, trace: TraceWriter, phase: str) -> bool:
+    """On the record when the disk ran low; an error (not the agent's) when another trial filled it."""
+    if not guard.full:
+        return False
+    trace.emit(BudgetEvent, phase=phase, what="disk_exhausted", detail=guard.detail + "; process tree stopped")
+    if not guard.caused_by_trial:
+        raise DiskFull(f"the disk filled up under this trial, not by its own files: {guard.detail}")
+    return True
+
+
+class DiskFull(Exception):
+    """Something other than this trial filled the disk: a fault of the machine, not of the agent."""
+
+
+def _strip_setid(roots: list[Path], trace: TraceWriter) -> None:
+    stripped = [f"{r.name}/{rel}" for r in roots for rel in untrusted.strip_setid(r)]
+    if stripped:
+        trace.emit(Note, phase="agent", level="warning",
+                   message=f"set-uid/set-gid bits cleared on {len(stripped)} file(s) the agent left: "
+                           + "; ".join(stripped[:20]))
+
+
 def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: TrialRecord, trace: TraceWriter,
           timer: _Timer, wall: float, resources: Resources) -> None:
     """The agent, then the re-execution, each in its sandbox, within the trial's resources."""
@@ -195,7 +218,13 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
         (tdir / PROVIDED).write_text(json.dumps(provided, indent=1, sort_keys=True))
     deadline = Deadline(wall)
     monitor = resources.watch(deadline, trace)
-    monitor.watch_disk(ws, int(spec.budget.disk_gb * 2**30), box.stop)
+
+    def out_of_disk() -> None:  # no further command starts, and the running one is stopped
+        deadline.end()
+        box.stop()
+
+    monitor.watch_disk(ws, int(spec.budget.disk_gb * 2**30), out_of_disk)
+    guard = DiskGuard(tdir, [ws, logs, tdir / "logs", audit_dir], out_of_disk).start()
     config.env["RECLAIM_DEADLINE"] = f"{monitor.deadline_unix:.0f}"
     recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline, s.cancellation)
     with timer("agent_s"):
@@ -208,6 +237,7 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
             trace.emit(Note, phase="agent", level="warning", message=str(e))
         finally:
             box.stop()
+            guard.stop()
             audit.import_log(audit_dir, trace)
             if account is not None:
                 s.gateway.close_account(account)  # every call is on the record before we go on
@@ -215,9 +245,11 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                 rec.budget.model_usd = round(account.usd, 6)
                 if account.exhausted:
                     rec.status = Status.budget_exhausted
-    if monitor.disk_exceeded:
+    _disk_full(guard, trace, "agent")
+    if monitor.disk_exceeded or guard.full:
         rec.status = Status.budget_exhausted
     _note_links(ws, box.workspace_inside, trace)
+    _strip_setid([ws, logs, audit_dir], trace)
     rec.budget.agent_wall_s = round(deadline.elapsed, 3)
     rec.budget.gpu_hours_allocated = len(resources.gpus) * deadline.elapsed / 3600
     resources.record(rec, "agent")
@@ -234,8 +266,14 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
             if audit_dir.is_dir():
                 (tdir / "reexec" / "audit").mkdir()
                 extras["binds"] += audit.binds(tdir / "reexec" / "audit", s.sandbox)
-            rx, rx_cmd = reexecute(Reexec(tdir, s.sandbox, wall, trace, s.hidden, provided, s.cancellation, extras,
-                                          disk_bytes=int(spec.budget.disk_gb * 2**30)), spec)
+            guard = DiskGuard(tdir, [tdir / "reexec"], lambda: kill_strays(tdir / "reexec")).start()
+            try:
+                rx, rx_cmd = reexecute(Reexec(tdir, s.sandbox, wall, trace, s.hidden, provided, s.cancellation, extras,
+                                              disk_bytes=int(spec.budget.disk_gb * 2**30)), spec)
+            finally:
+                guard.stop()
+            if _disk_full(guard, trace, "reexec"):
+                rx.reason = f"stopped: its reproduce.sh filled the disk ({rx.reason})"
             write_model(tdir / "reexec" / "reexec.json", rx)
             audit.import_log(tdir / "reexec" / "audit", trace, phase="reexec")
             resources.record(rec, "reexec")

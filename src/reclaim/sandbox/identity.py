@@ -14,6 +14,7 @@ or file owns it.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import shutil
@@ -96,6 +97,7 @@ def account_files() -> dict[str, Path]:
     ident = current()
     folder = Path(tempfile.mkdtemp(prefix="reclaim-etc-"))
     folder.chmod(0o755)
+    atexit.register(shutil.rmtree, folder, True)
     out = {}
     for name, line in (("passwd", f"{NAME}:x:{ident.uid}:{ident.gid}:reclaim sandbox:/workspace:/bin/bash\n"),
                        ("group", f"{NAME}:x:{ident.gid}:\n")):

@@ -43,6 +43,7 @@ class Entry:
     """Where a symlink points, as text; never followed."""
     raw: bytes = b""
     """The exact relative path as bytes."""
+    mode: int = 0
 
     @property
     def plain(self) -> bool:
@@ -206,7 +207,7 @@ def walk(root: Path, max_entries: int = 200_000, max_depth: int = MAX_DEPTH) -> 
                     target = "?"
             raw = prefix + name
             yield Entry(rel=display(raw), kind=kind, size=st.st_size, mtime_ns=st.st_mtime_ns,
-                        blocks=st.st_blocks * 512, target=target, raw=raw)
+                        blocks=st.st_blocks * 512, target=target, raw=raw, mode=st.st_mode)
             n += 1
             if n >= max_entries:
                 return
@@ -218,6 +219,25 @@ def walk(root: Path, max_entries: int = 200_000, max_depth: int = MAX_DEPTH) -> 
     finally:
         for fd, _, _ in stack:
             os.close(fd)
+
+
+def strip_setid(root: Path) -> list[str]:
+    """Clear set-uid and set-gid bits under ``root`` (files an agent made must not run as its
+    uid for anyone on the host); return what was changed."""
+    done = []
+    for e in walk(root):
+        if e.kind != "file" or not e.mode & (stat.S_ISUID | stat.S_ISGID):
+            continue
+        try:
+            fd = open_file(root, e.raw)
+        except Untrusted:
+            continue
+        try:
+            os.fchmod(fd, stat.S_IMODE(os.fstat(fd).st_mode) & 0o777)
+            done.append(e.rel)
+        finally:
+            os.close(fd)
+    return done
 
 
 def files(root: Path) -> list[Entry]:
