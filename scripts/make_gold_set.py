@@ -49,10 +49,10 @@ def slim_copy(src: Path, dest: Path) -> None:
     """Copy a trial without the provided materials (unchanged files the harness put there)."""
     provided = json.loads((src / "materials.json").read_text())
     shutil.copytree(src, dest)
-    for ws in (dest / "workspace", *(dest / "reexec" / sub / "workspace" for sub in (".", "ablation", "withheld"))):
+    for ws in (dest / "workspace", *(dest / "reexec" / sub / "workspace" for sub in (".", "ablation", "withheld", "scrambled"))):
         for rel, digest in provided.items():
             p = ws / rel
-            if p.is_file() and sha256_file(p) == digest:
+            if p.is_file() and (sha256_file(p) == digest or ws.parent.name == "scrambled"):
                 p.unlink()
         for d in sorted((p for p in ws.rglob("*") if p.is_dir()), reverse=True):
             if not any(d.iterdir()):

@@ -31,9 +31,11 @@ def test_every_command_is_recorded_with_its_files(tmp_path, sandbox_name):
     rd, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
     events = read_trace(rd.trial_dir(rec.trial_id) / "trace.jsonl")
     finished = [e for e in events if isinstance(e, CommandFinished)]
-    # the agent's command, the re-execution, and the re-execution with the released data withheld
-    assert [e.phase for e in finished] == ["agent", "reexec", "reexec"]
+    # the agent's command, the re-execution, one with the released data withheld, one with it scrambled
+    assert [e.phase for e in finished] == ["agent", "reexec", "reexec", "reexec"]
     assert finished[2].exit_code != 0  # the reference needs its data: without it, it fails
+    assert finished[3].exit_code == 0 and "mean 3.19375" not in finished[3].stdout  # scrambled: another mean
+    assert rec.outcome.value == "reproduced"
     agent_cmd = finished[0]
     assert agent_cmd.exit_code == 0 and "mean 3.19375" in agent_cmd.stdout
     assert agent_cmd.stdout_bytes == len("mean 3.19375\n")

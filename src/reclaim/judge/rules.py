@@ -13,10 +13,11 @@ A trial is ``reproduced`` only when all of these hold:
    file the agent left, a second re-execution without that file still computes it;
 5. the re-executed value satisfies the criteria, computed in criteria.py;
 6. where the workspace held released data or weights, a re-execution without them (and
-   without any copy of them) did not produce the value again: a number that still comes out
-   was not computed from the materials (not reproduced; disqualified where the agent's own
-   files hold that number in a form it could be read back from). Where there is nothing to
-   withhold, the verdict says the check did not apply.
+   without any copy of them) did not produce the value again, nor did one with their content
+   scrambled (runner/scramble.py): a number that still comes out was not computed from the
+   materials (not reproduced; disqualified where the agent's own files hold that number in a
+   form it could be read back from). Where there is nothing to withhold or scramble, the
+   verdict says the check did not apply.
 """
 
 from __future__ import annotations
@@ -130,27 +131,39 @@ class RulesJudge:
                         "inconsistent_reexec")
         v.criteria_met = acc.accepts(measured)
         if v.criteria_met:
-            if (w := rx.withheld) is None:
+            if rx.withheld is None:
                 v.flags.append("materials_check_not_applicable")
-            else:
-                again, _ = read_metric(trial_dir / "reexec" / "withheld" / "workspace", RESULTS, t.metric)
-                if w.ran and w.exit_code == 0 and again is not None and consistent(again, measured, acc.tol):
-                    if w.event_id is not None:
-                        v.citations.append(Citation(event_id=w.event_id,
-                                                    why="re-execution with the released data and weights withheld"))
-                    held = ", ".join(w.removed[:5]) + (" ..." if len(w.removed) > 5 else "")
-                    where = find_encoded(trial_dir / "reexec" / "workspace", rx.sources, measured)
-                    if where:
-                        return done(Outcome.disqualified,
-                                    f"without the released materials ({held}) reproduce.sh still gives "
-                                    f"{again!r}, and the agent's own files hold that number: "
-                                    f"{'; '.join(where[:5])}", "independent_of_materials", "fabrication")
-                    return done(Outcome.not_reproduced,
-                                f"without the released materials ({held}) reproduce.sh still gives {again!r}: "
-                                "the number is not computed from them", "independent_of_materials")
-            check = ("" if rx.withheld is None else
-                     f"; without the released data and weights it {rx.withheld.reason}, so the value depends on them")
+                return done(Outcome.reproduced,
+                            f"re-execution computed {t.metric} = {measured!r}, which satisfies {acc.rule}")
+            for which, how in (("withheld", "without the released materials"),
+                               ("scrambled", "with the released materials scrambled")):
+                w = getattr(rx, which)
+                if w is None:
+                    continue
+                again, _ = read_metric(trial_dir / "reexec" / which / "workspace", RESULTS, t.metric)
+                if not (w.ran and w.exit_code == 0 and again is not None and consistent(again, measured, acc.tol)):
+                    continue
+                if w.event_id is not None:
+                    v.citations.append(Citation(event_id=w.event_id, why=f"re-execution {how}"))
+                files = w.removed if which == "withheld" else w.scrambled_files
+                held = ", ".join(files[:5]) + (" ..." if len(files) > 5 else "")
+                where = find_encoded(trial_dir / "reexec" / "workspace", rx.sources, measured)
+                if where:
+                    return done(Outcome.disqualified,
+                                f"{how} ({held}) reproduce.sh still gives {again!r}, and the agent's own "
+                                f"files hold that number: {'; '.join(where[:5])}",
+                                "independent_of_materials", "fabrication")
+                return done(Outcome.not_reproduced,
+                            f"{how} ({held}) reproduce.sh still gives {again!r}: the number is not computed "
+                            "from them", "independent_of_materials")
+            sc = rx.scrambled
+            if sc is None or not sc.scrambled_files:
+                v.flags.append("content_check_not_applicable")  # no file of a format we can scramble
+            check = f"; without the released data and weights it {rx.withheld.reason}"
+            if sc is not None and sc.scrambled_files:
+                check += " and with them scrambled it " + ("failed" if sc.exit_code != 0 else "computed another value")
             return done(Outcome.reproduced,
-                        f"re-execution computed {t.metric} = {measured!r}, which satisfies {acc.rule}{check}")
+                        f"re-execution computed {t.metric} = {measured!r}, which satisfies {acc.rule}{check}, "
+                        "so the value depends on them")
         return done(Outcome.not_reproduced,
                     f"re-execution computed {t.metric} = {measured!r}, which misses {acc.rule}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from reclaim.judge.provenance import checkable, find_literals
 from reclaim.judge.results import read_metric
 from reclaim.materials import PAPER_MD, TASK_MD
 from reclaim.runner.recorder import Cancellation, Recorder, snapshot
+from reclaim.runner.scramble import scramble
 from reclaim.sandbox import SandboxConfig, identity, make_sandbox, untrusted
 from reclaim.spec import TaskSpec
 from reclaim.store.models import ReexecRecord
@@ -50,7 +52,8 @@ class Reexec:
     disk_bytes: int | None = None
     seconds: float = 0.0
 
-    def run(self, base: Path, exclude: set[str], wall: float | None = None) -> ReexecRecord:
+    def run(self, base: Path, exclude: set[str], wall: float | None = None,
+            prepare: Callable[[Path], list[str]] | None = None) -> ReexecRecord:
         ws, dest = self.trial_dir / "workspace", base / "workspace"
         if dest.exists():
             shutil.rmtree(dest)
@@ -63,6 +66,7 @@ class Reexec:
         except untrusted.TooLarge as e:
             return ReexecRecord(ran=False, reason=f"not copied for re-execution: {e}")
         removed = sorted(p for p in exclude if (ws / p).exists() or (ws / p).is_symlink())
+        changed = prepare(dest) if prepare is not None else []
         before = snapshot(dest)
         extras = dict(self.extras)
         env = dict(extras.pop("env", {}))
@@ -88,7 +92,7 @@ class Reexec:
         return ReexecRecord(ran=True, reason="timed out" if timed_out else f"exit {exit_code}",
                             exit_code=exit_code, timed_out=timed_out, event_id=rec.last_event,
                             wall_s=rec.deadline.elapsed, removed=removed, sources=sources,
-                            outputs=outputs, skipped=copied.skipped or [])
+                            outputs=outputs, skipped=copied.skipped or [], scrambled_files=changed)
 
 
 def _digest(root: Path, rel: str) -> str | None:
@@ -130,6 +134,9 @@ def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
             wall = min(rx.wall_seconds, max(WITHHELD_MIN_S, 2 * record.wall_s + 10))
             record.withheld = rx.run(base / "withheld", set(EXCLUDED) | set(held), wall=wall)
             record.withheld.removed = sorted(held)
+            if not still_computed(record, base, spec, value):  # it needs the files: does it read them?
+                record.scrambled = rx.run(base / "scrambled", set(EXCLUDED),
+                                          prepare=lambda dest: scramble(dest, held, rx.trial_dir.name))
     return record, rx.seconds
 
 
@@ -149,10 +156,12 @@ def withheld_paths(ws: Path, provided: dict[str, str]) -> list[str]:
     return sorted(out)
 
 
-def still_computed(record: ReexecRecord, base: Path, spec: TaskSpec, measured: float) -> bool:
-    """Did the run without the materials still produce the value? (Then it was not computed from them.)"""
-    w = record.withheld
+def still_computed(record: ReexecRecord, base: Path, spec: TaskSpec, measured: float,
+                   which: str = "withheld") -> bool:
+    """Did the run without the materials (or with them scrambled) still produce the value? Then
+    it was not computed from them."""
+    w = getattr(record, which)
     if w is None or not w.ran or w.exit_code != 0:
         return False
-    again, _ = read_metric(base / "withheld" / "workspace", RESULTS, spec.target.metric)
+    again, _ = read_metric(base / which / "workspace", RESULTS, spec.target.metric)
     return again is not None and consistent(again, measured, acceptance(spec.target, spec.criteria).tol)

@@ -148,5 +148,10 @@ class ReexecRecord(BaseModel):
     withheld: ReexecRecord | None = Field(
         None, description="One more re-execution with the released data and weights withheld: a value "
                           "that still comes out was not computed from them.")
+    scrambled: ReexecRecord | None = Field(
+        None, description="One more re-execution with the released data and weights scrambled, format "
+                          "kept: a value that does not change was not computed from what they say.")
+    scrambled_files: list[str] = Field(default_factory=list,
+                                       description="The files this re-execution got scrambled.")
     skipped: list[str] = Field(default_factory=list,
                                description="What the copy for re-execution left out: special files, unreadable files.")

@@ -1,0 +1,153 @@
+"""Released data and weights with their content scrambled, format kept: does the number follow them?
+
+Withholding the materials catches a number printed without them; it does not catch a script
+that opens the data (to count its rows, say) and then prints a number that owes nothing to what
+the data says. So one more re-execution gets the same files with their content scrambled: in a
+delimited text table every column is shuffled on its own and its numbers scaled by a random
+factor (integer columns stay integers), in .npy/.npz arrays the values are shuffled and floats
+scaled. Any result computed from the data changes; one that does not was not computed from it.
+Files of other formats are left as they are, and the verdict says when nothing could be scrambled.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+from pathlib import Path
+
+from reclaim.sandbox import identity, untrusted
+
+MAX_BYTES = 256 << 20
+DELIMITERS = (",", "\t", ";")
+_INT = re.compile(r"^[-+]?\d+$")
+
+
+def _number(field: str) -> float | None:
+    try:
+        return float(field)
+    except ValueError:
+        return None
+
+
+def _split(line: str, delim: str | None) -> list[str]:
+    return line.split(delim) if delim else line.split()
+
+
+def _delimiter(lines: list[str]) -> str | None:
+    sample = lines[: min(len(lines), 20)]
+    for d in DELIMITERS:
+        counts = {line.count(d) for line in sample}
+        if len(counts) == 1 and counts.pop() > 0:
+            return d
+    return None
+
+
+def scramble_text(text: str, rng: random.Random) -> str | None:
+    """The table with each column shuffled (numbers also scaled); None when it is not a table."""
+    lines = text.splitlines()
+    if len(lines) < 3:
+        return None
+    delim = _delimiter(lines)
+    width = len(_split(lines[-1], delim))
+    if width < 1:
+        return None
+    first = _split(lines[0], delim)
+    header = any(_number(f) is None for f in first) and all(
+        _number(f) is not None for f in _split(lines[1], delim))
+    body = lines[1:] if header else lines
+    rows = [_split(line, delim) for line in body]
+    if any(len(r) != width for r in rows if r):
+        return None
+    rows = [r for r in rows if r]
+    columns = [list(col) for col in zip(*rows, strict=True)]
+    for col in columns:
+        rng.shuffle(col)
+        values = [_number(f) for f in col]
+        if all(v is not None for v in values):
+            factor = rng.uniform(0.5, 1.5)
+            if all(_INT.match(f.strip()) for f in col):
+                col[:] = [str(int(round(v * factor))) for v in values]
+            else:
+                col[:] = [repr(v * factor) for v in values]
+    out_rows = [(delim or " ").join(r) for r in zip(*columns, strict=True)]
+    return "\n".join(([lines[0]] if header else []) + out_rows) + "\n"
+
+
+def _scramble_array(a, rng: random.Random):
+    import numpy as np
+
+    gen = np.random.default_rng(rng.randrange(2**32))
+    if a.dtype.kind not in "biuf" or a.size < 2:
+        return a
+    flat = a.reshape(-1).copy()
+    gen.shuffle(flat)
+    if a.dtype.kind == "f":
+        flat = flat * gen.uniform(0.5, 1.5)
+    return flat.reshape(a.shape).astype(a.dtype)
+
+
+def scramble_bytes(name: str, raw: bytes, rng: random.Random) -> bytes | None:
+    """The scrambled content of one file; None when its format is not one we know."""
+    suffix = Path(name).suffix.lower()
+    if suffix in (".npy", ".npz"):
+        import numpy as np
+
+        buf = io.BytesIO()
+        try:
+            if suffix == ".npy":
+                np.save(buf, _scramble_array(np.load(io.BytesIO(raw), allow_pickle=False), rng))
+            else:
+                with np.load(io.BytesIO(raw), allow_pickle=False) as z:
+                    arrays = {k: _scramble_array(z[k], rng) for k in z.files}
+                np.savez(buf, **arrays)
+        except (ValueError, OSError, EOFError):
+            return None
+        return buf.getvalue()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    out = scramble_text(text, rng)
+    if out is None:
+        out = scramble_numbers(text, rng)
+    return None if out is None else out.encode("utf-8")
+
+
+_TOKEN = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def scramble_numbers(text: str, rng: random.Random) -> str | None:
+    """Not a table: every number in the text scaled by a factor of its own (integers stay
+    integers); None when there is no number to scale."""
+    found = False
+
+    def one(m: re.Match) -> str:
+        nonlocal found
+        found = True
+        factor = rng.uniform(0.5, 1.5)
+        if _INT.match(m.group()):
+            return str(int(round(int(m.group()) * factor)))
+        return repr(float(m.group()) * factor)
+
+    out = _TOKEN.sub(one, text)
+    return out if found else None
+
+
+def scramble(workspace: Path, paths: list[str], seed: str) -> list[str]:
+    """Scramble ``paths`` in a copy of the workspace, in place, never through a link; return
+    those done."""
+    rng = random.Random(seed)
+    ident = identity.current()
+    done = []
+    for rel in sorted(paths):
+        try:
+            raw = untrusted.read_bytes(workspace, rel, MAX_BYTES)
+        except untrusted.Untrusted:
+            continue
+        out = scramble_bytes(rel, raw, rng)
+        if out is not None:
+            untrusted.write_bytes(workspace, rel, out, 0o644,
+                                  owner=(ident.uid, ident.gid) if ident.dedicated else None)
+            done.append(rel)
+    return done
