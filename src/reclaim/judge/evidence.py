@@ -24,7 +24,7 @@ EVIDENCE_VERSION = 1
 DEFAULT_TOKENS = 30_000
 SMALL_FILE = 2_000
 UNTRUSTED_CHARS = 4_000
-STREAM_BYTES = 4 << 20  # of a command's output, head and tail: an agent's 2 GiB log stays on disk
+STREAM_BYTES = 1 << 20  # of a command's output, head and tail: an agent's 2 GiB log stays on disk
 HASH_LIMIT = 1 << 30
 
 
