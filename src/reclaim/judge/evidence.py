@@ -26,6 +26,7 @@ SMALL_FILE = 2_000
 UNTRUSTED_CHARS = 4_000
 STREAM_BYTES = 1 << 20  # of a command's output, head and tail: an agent's 2 GiB log stays on disk
 HASH_LIMIT = 1 << 30
+MAX_MANIFEST = 2000  # workspace entries shown, the root's first
 
 
 class TaskFacts(BaseModel):
@@ -221,9 +222,9 @@ def _manifest(trial_dir: Path, finished: list) -> list[FileEntry]:
             for f in e.files:
                 writer[f.path] = e.id if f.change != "deleted" else None
     entries = {}
-    for e in untrusted.walk(ws):
-        if e.kind == "dir":
-            continue
+    found = [e for e in untrusted.walk(ws) if e.kind != "dir"]
+    found.sort(key=lambda e: (e.rel.count("/"), e.rel))
+    for e in found[:MAX_MANIFEST]:  # the root's first; only these are hashed
         if e.kind != "file":  # shown, never followed: a link's target is only its text
             what = f"symlink -> {e.target}" if e.kind == "symlink" else e.kind
             entries[e.rel] = FileEntry(path=f"{e.rel} ({what}, not followed)", size=None, sha256=None,
@@ -238,6 +239,9 @@ def _manifest(trial_dir: Path, finished: list) -> list[FileEntry]:
                                    written_by=writer.get(e.rel))
     for rel, digest in provided.items():  # provided files a slim copy of the trial left out
         entries.setdefault(rel, FileEntry(path=rel, size=None, sha256=digest, provided=True))
+    if len(found) > MAX_MANIFEST:
+        name = f"... {len(found) - MAX_MANIFEST} more files not listed"
+        entries[name] = FileEntry(path=name, size=None, sha256=None, provided=False)
     return [entries[k] for k in sorted(entries)]
 
 

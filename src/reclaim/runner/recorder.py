@@ -18,6 +18,7 @@ from reclaim.trace import (
 )
 from reclaim.trace.events import Phase
 
+MAX_FILE_CHANGES = 2000  # per command, on the record; the rest are counted
 HASH_LIMIT = 1 << 30  # larger files are recorded by size alone
 EXCERPT_BYTES = 8192  # head and tail kept in the event; the whole stream stays in its file
 
@@ -27,18 +28,25 @@ def snapshot(root: Path) -> dict[str, tuple[int, int]]:
     return {e.rel: (e.size, e.mtime_ns) for e in untrusted.walk(root) if e.kind == "file"}
 
 
-def diff(root: Path, before: dict, after: dict) -> list[FileChange]:
+def diff(root: Path, before: dict, after: dict, limit: int = MAX_FILE_CHANGES) -> tuple[list[FileChange], int]:
+    """(the files a command created, changed or deleted, the workspace root's first; how many more
+    there were): at most ``limit`` go on the record, so 100,000 files cannot swell the trace."""
+    def order(p: str) -> tuple[int, str]:
+        return p.count("/"), p
+
+    created = sorted(after.keys() - before.keys(), key=order)
+    modified = sorted((p for p in before.keys() & after.keys() if before[p] != after[p]), key=order)
+    deleted = sorted(before.keys() - after.keys(), key=order)
+    every = sorted([(p, "created") for p in created] + [(p, "modified") for p in modified]
+                   + [(p, "deleted") for p in deleted], key=lambda x: order(x[0]))
     changes = []
-    for path in sorted(after.keys() - before.keys()):
-        changes.append(FileChange(path=path, change="created", size=after[path][0],
-                                  sha256=_hash_or_none(root, path)))
-    for path in sorted(before.keys() & after.keys()):
-        if before[path] != after[path]:
-            changes.append(FileChange(path=path, change="modified", size=after[path][0],
+    for path, change in every[:limit]:
+        if change == "deleted":
+            changes.append(FileChange(path=path, change="deleted"))
+        else:
+            changes.append(FileChange(path=path, change=change, size=after[path][0],
                                       sha256=_hash_or_none(root, path)))
-    for path in sorted(before.keys() - after.keys()):
-        changes.append(FileChange(path=path, change="deleted"))
-    return changes
+    return changes, max(0, len(every) - limit)
 
 
 def _hash_or_none(root: Path, rel: str) -> str | None:
@@ -125,6 +133,7 @@ class Recorder:
                 self.trace.emit(ProgramExec, phase=self.phase, command_id=started.id, pid=ex.pid,
                                 path=ex.path[:4000], argv=[a[:4000] for a in ex.argv[:256]],
                                 truncated=ex.truncated)
+        changes, omitted = diff(self.workspace, before, snapshot(self.workspace))
         out, out_n = excerpt(res.stdout_path)
         err, err_n = excerpt(res.stderr_path)
         self.command_seconds += res.duration
@@ -134,7 +143,7 @@ class Recorder:
             stdout_bytes=out_n, stderr_bytes=err_n,
             stdout_file=res.stdout_path.relative_to(self.trace.path.parent).as_posix(),
             stderr_file=res.stderr_path.relative_to(self.trace.path.parent).as_posix(),
-            files=diff(self.workspace, before, snapshot(self.workspace))).id
+            files=changes, files_omitted=omitted).id
         cancel.check()
         if res.timed_out and self.deadline.expired:
             self.trace.emit(BudgetEvent, phase=self.phase, what="wall_exhausted",

@@ -53,6 +53,7 @@ class CommandFinished(_Event):
     stdout_file: str
     stderr_file: str
     files: list[FileChange] = Field(default_factory=list)
+    files_omitted: int = Field(0, description="Further changed files, counted but not listed.")
 
 
 class BudgetEvent(_Event):
