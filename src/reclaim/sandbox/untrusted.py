@@ -80,25 +80,40 @@ def _parts(rel: str | bytes) -> list[bytes]:
     return parts
 
 
-def open_file(root: Path, rel: str | bytes) -> int:
-    """A read-only fd on the regular file ``rel`` under ``root``, reached without following any link."""
-    parts = _parts(rel)
+def _parent(root: Path, parts: list[bytes], rel: str | bytes,
+            owner: tuple[int, int] | None = None, make: bool = False) -> int:
+    """An fd on the folder that holds ``parts[-1]``, reached one component at a time without
+    following a link; ``make`` creates missing folders on the way (given to ``owner``)."""
     try:
         fd = os.open(root, _DIR_FLAGS)
     except OSError as e:
         raise Untrusted(f"{root}: {e.strerror}") from None
-    try:
-        for part in parts[:-1]:
+    for part in parts[:-1]:
+        if make:
             try:
-                nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            except OSError as e:
-                raise Untrusted(f"'{display(os.fsencode(rel))}': {_why(e)}") from None
-            os.close(fd)
-            fd = nxt
+                os.mkdir(part, 0o755, dir_fd=fd)
+                if owner is not None:
+                    os.chown(part, *owner, dir_fd=fd, follow_symlinks=False)
+            except FileExistsError:
+                pass
         try:
-            leaf = os.open(parts[-1], _FILE_FLAGS, dir_fd=fd)
+            nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
         except OSError as e:
+            os.close(fd)
             raise Untrusted(f"'{display(os.fsencode(rel))}': {_why(e)}") from None
+        os.close(fd)
+        fd = nxt
+    return fd
+
+
+def open_file(root: Path, rel: str | bytes) -> int:
+    """A read-only fd on the regular file ``rel`` under ``root``, reached without following any link."""
+    parts = _parts(rel)
+    fd = _parent(root, parts, rel)
+    try:
+        leaf = os.open(parts[-1], _FILE_FLAGS, dir_fd=fd)
+    except OSError as e:
+        raise Untrusted(f"'{display(os.fsencode(rel))}': {_why(e)}") from None
     finally:
         os.close(fd)
     st = os.fstat(leaf)
@@ -342,21 +357,8 @@ def write_bytes(root: Path, rel: str, data: bytes, mode: int = 0o644,
                 owner: tuple[int, int] | None = None) -> None:
     """Create or replace ``rel`` under ``root`` (folders made on the way), never through a link."""
     parts = _parts(rel)
-    fd = os.open(root, _DIR_FLAGS)
+    fd = _parent(root, parts, rel, owner, make=True)
     try:
-        for part in parts[:-1]:
-            try:
-                os.mkdir(part, 0o755, dir_fd=fd)
-                if owner is not None:
-                    os.chown(part, *owner, dir_fd=fd, follow_symlinks=False)
-            except FileExistsError:
-                pass
-            try:
-                nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            except OSError as e:
-                raise Untrusted(f"'{rel}': {_why(e)}") from None
-            os.close(fd)
-            fd = nxt
         try:
             os.unlink(parts[-1], dir_fd=fd)  # whatever was there, a link included, goes
         except FileNotFoundError:

@@ -1,0 +1,42 @@
+"""Scrambled materials keep their format and lose what they say."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import numpy as np
+
+from reclaim.runner.scramble import scramble, scramble_bytes, scramble_text
+
+
+def test_a_table_keeps_header_shape_and_integer_columns():
+    text = "x,label\n" + "".join(f"{i / 10},{i % 2}\n" for i in range(50))
+    out = scramble_text(text, random.Random(0)).splitlines()
+    assert out[0] == "x,label" and len(out) == 51
+    rows = [line.split(",") for line in out[1:]]
+    assert all(r[1].lstrip("-").isdigit() for r in rows)
+    assert [r[0] for r in rows] != [f"{i / 10}" for i in range(50)]
+
+
+def test_numbers_outside_a_table_change_and_text_without_numbers_is_left_alone():
+    assert scramble_bytes("v.txt", b"1.5 2.25 3.125\n", random.Random(0)) != b"1.5 2.25 3.125\n"
+    assert scramble_bytes("words.txt", b"no numbers here\n", random.Random(0)) is None
+
+
+def test_arrays_keep_shape_and_dtype():
+    buf = io.BytesIO()
+    np.savez(buf, w=np.arange(12, dtype=np.float32).reshape(3, 4), y=np.arange(5))
+    out = np.load(io.BytesIO(scramble_bytes("m.npz", buf.getvalue(), random.Random(0))))
+    assert out["w"].shape == (3, 4) and out["w"].dtype == np.float32 and out["y"].dtype.kind == "i"
+    assert not np.array_equal(out["w"], np.arange(12, dtype=np.float32).reshape(3, 4))
+
+
+def test_scramble_never_writes_through_a_link(tmp_path):
+    outside = tmp_path / "outside.csv"
+    outside.write_text("a,b\n1,2\n3,4\n5,6\n")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "data").symlink_to(tmp_path)
+    assert scramble(ws, ["data/outside.csv"], "seed") == []
+    assert outside.read_text() == "a,b\n1,2\n3,4\n5,6\n"
