@@ -5,7 +5,7 @@ if [ -n "${RECLAIM_AUDIT_LOG:-}" ] && [ -z "${__reclaim_audited:-}" ]; then
   __reclaim_audit() {
     local rc=$?
     printf '%s\t%s\t%s\t%q\n' "${EPOCHREALTIME:-0}" "$$" "$rc" "$BASH_COMMAND" >>"$RECLAIM_AUDIT_LOG" 2>/dev/null
-    return $rc
+    return 0  # $? is restored after a DEBUG trap; a non-zero return would trip set -e
   }
   __reclaim_exit() {
     local rc=$?
