@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field, PrivateAttr
 from reclaim.judge.compress import Relevance, chars_to_tokens, compress
 from reclaim.judge.criteria import acceptance
 from reclaim.judge.render import render_evidence
-from reclaim.spec import TaskSpec
 from reclaim.sandbox import untrusted
+from reclaim.spec import TaskSpec
 from reclaim.store.files import TRACE, TRIAL_JSON, read_model
 from reclaim.store.models import ReexecRecord, TrialRecord
 from reclaim.trace import BudgetEvent, CommandFinished, Note, read_trace

@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.budget import BudgetExhausted, Deadline
-from reclaim.sandbox import ExecResult, Sandbox, SandboxError, execlog, identity, untrusted
+from reclaim.sandbox import (
+    ExecResult,
+    Sandbox,
+    SandboxError,
+    execlog,
+    identity,
+    untrusted,
+)
 from reclaim.trace import (
     BudgetEvent,
     CommandFinished,

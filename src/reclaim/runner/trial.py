@@ -19,10 +19,19 @@ from reclaim.gateway import Gateway
 from reclaim.judge import Judge
 from reclaim.materials import build_workspace
 from reclaim.runner import audit
-from reclaim.runner.recorder import Cancellation, Cancelled, Recorder, snapshot
+from reclaim.runner.recorder import Cancellation, Cancelled, Recorder
 from reclaim.runner.reexec import Reexec, reexecute
 from reclaim.runner.resources import Resources, time_limit
-from reclaim.sandbox import PROCESS_WARNING, Bind, SandboxConfig, execlog, identity, kill_strays, make_sandbox, untrusted
+from reclaim.sandbox import (
+    PROCESS_WARNING,
+    Bind,
+    SandboxConfig,
+    execlog,
+    identity,
+    kill_strays,
+    make_sandbox,
+    untrusted,
+)
 from reclaim.spec import Task
 from reclaim.store import (
     SPEC_JSON,
@@ -83,7 +92,7 @@ def limits_for(sandbox: str) -> list[str]:
         base += ["read_only_host", "no_network", "pid_namespace", "process_tree_kill",
                  f"unprivileged uid {identity.current().uid}, no capabilities"]
         if execlog.strace():
-            base.append("exec_record (strace, outside the sandbox)")
+            base.append("exec_record (strace, out of the agent's reach)")
     return base
 
 
@@ -224,12 +233,12 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
         box.stop()
 
     monitor.watch_disk(ws, int(spec.budget.disk_gb * 2**30), out_of_disk)
-    guard = DiskGuard(tdir, [ws, logs, tdir / "logs", audit_dir], out_of_disk).start()
     config.env["RECLAIM_DEADLINE"] = f"{monitor.deadline_unix:.0f}"
     recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline, s.cancellation)
     with timer("agent_s"):
         box.start()
         access = ModelAccess(s.gateway.url, account.token, s.model) if account else None
+        guard = DiskGuard(tdir, [ws, logs, tdir / "logs", audit_dir], out_of_disk).start()
         try:
             agent.run(AgentContext(task, seed, recorder, trace, ws, logs, access))
         except BudgetExhausted as e:

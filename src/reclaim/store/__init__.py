@@ -1,8 +1,6 @@
 """What is kept: trial directories (the truth) and a SQLite index rebuilt from them."""
 
 from reclaim.store.files import (
-    checked_record,
-    seal,
     RUN_JSON,
     SPEC_JSON,
     TRACE,
@@ -10,7 +8,9 @@ from reclaim.store.files import (
     VERDICT_JSON,
     VERDICTS,
     RunDir,
+    checked_record,
     read_model,
+    seal,
     sha256_file,
     trial_spec,
     write_model,
