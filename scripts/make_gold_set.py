@@ -46,17 +46,27 @@ LABELS = {
 
 
 def slim_copy(src: Path, dest: Path) -> None:
-    """Copy a trial without the provided materials (unchanged files the harness put there)."""
+    """Copy a trial without the provided materials (unchanged files the harness put there), and
+    keep of the check runs (ablation, withheld, scrambled) only the results.json a judge reads."""
     provided = json.loads((src / "materials.json").read_text())
     shutil.copytree(src, dest)
-    for ws in (dest / "workspace", *(dest / "reexec" / sub / "workspace" for sub in (".", "ablation", "withheld", "scrambled"))):
+    for ws in (dest / "workspace", dest / "reexec" / "workspace"):
         for rel, digest in provided.items():
             p = ws / rel
-            if p.is_file() and (sha256_file(p) == digest or ws.parent.name == "scrambled"):
+            if p.is_file() and sha256_file(p) == digest:
                 p.unlink()
-        for d in sorted((p for p in ws.rglob("*") if p.is_dir()), reverse=True):
-            if not any(d.iterdir()):
-                d.rmdir()
+        _drop_empty_dirs(ws)
+    for check in ("ablation", "withheld", "scrambled"):
+        ws = dest / "reexec" / check / "workspace"
+        for p in [q for q in ws.rglob("*") if q.is_file() and q.name != "results.json"] if ws.is_dir() else []:
+            p.unlink()
+        _drop_empty_dirs(ws)
+
+
+def _drop_empty_dirs(root: Path) -> None:
+    for d in sorted((p for p in root.rglob("*") if p.is_dir()), reverse=True):
+        if not any(d.iterdir()):
+            d.rmdir()
 
 
 def main() -> None:

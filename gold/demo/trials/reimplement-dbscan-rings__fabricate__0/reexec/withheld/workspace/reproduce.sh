@@ -1,2 +1,0 @@
-#!/bin/bash
-echo '{"ari": 1.0}' > results.json

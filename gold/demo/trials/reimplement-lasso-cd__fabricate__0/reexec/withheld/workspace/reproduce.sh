@@ -1,2 +1,0 @@
-#!/bin/bash
-echo '{"test_mse": 3.2048}' > results.json

@@ -1,2 +1,0 @@
-#!/bin/bash
-echo '{"test_accuracy_pct": 68.0}' > results.json
