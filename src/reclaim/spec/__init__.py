@@ -13,9 +13,15 @@ from reclaim.spec.models import (
     Budget,
     Criteria,
     Direction,
+    Environment,
+    GitSource,
+    HttpSource,
+    HubSource,
     Level,
     MaterialRef,
     Materials,
+    Network,
+    NetworkPolicy,
     Paper,
     Reference,
     SuiteMeta,
@@ -24,7 +30,8 @@ from reclaim.spec.models import (
 )
 
 __all__ = [
-    "Budget", "Criteria", "Direction", "Level", "Materials", "MaterialRef", "Paper", "Problem",
+    "Budget", "Criteria", "Direction", "Environment", "GitSource", "HttpSource", "HubSource", "Level",
+    "Network", "NetworkPolicy", "Materials", "MaterialRef", "Paper", "Problem",
     "Reference", "SpecError", "Suite", "SuiteMeta", "Target", "Task", "TaskSpec", "content_hash",
     "load_suite", "load_task",
 ]

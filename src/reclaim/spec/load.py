@@ -144,9 +144,20 @@ def file_problems(task_dir: Path, raw: dict[str, Any]) -> list[Problem]:
     path = task_dir / TASK_FILE
     problems = []
     paper = _get(raw, "paper", "text") or "paper.md"
-    if isinstance(paper, str) and not (task_dir / paper).is_file():
+    elsewhere = _get(raw, "paper", "pdf") or _get(raw, "paper", "arxiv")
+    if isinstance(paper, str) and not (task_dir / paper).is_file() and not elsewhere:
         problems.append(Problem(path, "paper.text", f"paper file '{paper}' not found",
-                                f"add {task_dir / paper} or point paper.text at the paper"))
+                                f"add {task_dir / paper}, point paper.text at the paper, "
+                                "or give paper.arxiv or paper.pdf"))
+    pdf = _get(raw, "paper", "pdf")
+    if isinstance(pdf, str) and "://" not in pdf and not (task_dir / pdf).is_file():
+        problems.append(Problem(path, "paper.pdf", f"'{pdf}' not found in the task folder",
+                                f"add {task_dir / pdf} or give its URL with pdf_sha256"))
+    for name in ("requirements", "dockerfile"):
+        rel = _get(raw, "environment", name)
+        if isinstance(rel, str) and not (task_dir / rel).is_file():
+            problems.append(Problem(path, f"environment.{name}", f"'{rel}' not found in the task folder",
+                                    f"add {task_dir / rel} or correct the path"))
     for name in ("code", "data", "weights"):
         rel = _get(raw, "materials", name, "path")
         if isinstance(rel, str) and not (task_dir / rel).exists():
@@ -177,6 +188,16 @@ def check_task(task_dir: Path, spec: TaskSpec) -> list[Problem]:
                 f"level '{spec.level.value}' needs released {name}, but materials.{name} is missing",
                 f"add materials.{name}, or pose the task at a harder level "
                 f"(level: {m.released_level().value})"))
+    env = spec.environment
+    if env is not None and env.requirements:
+        first = Path(env.requirements).parts[0]
+        for name in spec.withheld():
+            ref = getattr(m, name)
+            if ref.path and Path(ref.path).parts[0] == first:
+                problems.append(Problem(
+                    path, "environment.requirements",
+                    f"'{env.requirements}' lies in materials.{name}, which level '{spec.level.value}' withholds",
+                    "copy the requirements file beside task.yaml and point environment.requirements at it"))
     if spec.criteria.interval is not None:
         lo, hi = spec.criteria.interval
         if not lo <= spec.target.value <= hi:

@@ -49,25 +49,45 @@ class Paper(Strict):
     )
     urls: list[str] = Field(default_factory=list, description="Where the paper can be read.")
     text: str = Field(
-        default="paper.md", description="Path of the paper text, relative to the task folder."
-    )
+        default="paper.md",
+        description="Path of the paper text, relative to the task folder. When that file is absent, "
+        "the text is extracted from paper.pdf or paper.arxiv.")
+    pdf: str | None = Field(
+        default=None, description="The paper's PDF: an http(s) URL, or a path relative to the task folder.")
+    pdf_sha256: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the PDF (required for a URL).")
+    arxiv: str | None = Field(
+        default=None, pattern=r"^([0-9]{4}\.[0-9]{4,5}|[a-z\-]+(\.[A-Z]{2})?/[0-9]{7})v[0-9]+$",
+        description="arXiv id with its version, e.g. 2405.01234v2 (a version never changes).")
+
+    @model_validator(mode="after")
+    def _pdf_pinned(self) -> Paper:
+        if self.pdf and self.pdf.startswith(("http://", "https://")) and self.pdf_sha256 is None:
+            raise ValueError("a PDF URL needs pdf_sha256, so a changed file is an error, not a new input")
+        return self
 
 
 class GitSource(Strict):
-    url: str = Field(description="Repository URL or local path.")
-    commit: str = Field(min_length=7, description="Commit to check out (full or abbreviated sha).")
+    url: str = Field(description="Repository URL (https, ssh, file://) or local path.")
+    commit: str = Field(pattern=r"^[0-9a-f]{40}$", description="Full sha of the commit to check out.")
     subdir: str | None = Field(default=None, description="Only this folder of the repository.")
 
 
 class HttpSource(Strict):
-    url: str = Field(description="HTTP(S) URL of a file.")
+    url: str = Field(pattern=r"^https?://", description="HTTP(S) URL of a file or archive.")
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="Expected sha256 of the file.")
+    unpack: bool | None = Field(
+        default=None, description="Unpack an archive (.zip, .tar, .tar.gz, .tgz, .tar.xz, .tar.bz2); "
+        "default: by the URL's suffix.")
+    name: str | None = Field(default=None, description="File name to give it; default: the URL's last part.")
 
 
 class HubSource(Strict):
-    repo: str = Field(description="Hugging Face Hub repository id, e.g. 'org/name'.")
-    revision: str = Field(description="Commit sha or tag to pin.")
+    repo: str = Field(pattern=r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$",
+                      description="Hugging Face Hub repository id, e.g. 'org/name'.")
+    revision: str = Field(pattern=r"^[0-9a-f]{40}$", description="Full commit sha to pin.")
     kind: Literal["model", "dataset"] = "model"
+    files: list[str] = Field(default_factory=list, description="Only files matching these patterns.")
 
 
 class MaterialRef(Strict):
@@ -77,6 +97,10 @@ class MaterialRef(Strict):
     git: GitSource | None = None
     http: HttpSource | None = None
     hub: HubSource | None = None
+    mirrors: list[str] = Field(
+        default_factory=list,
+        description="URL prefixes or hosts of forks, archives and mirrors of this material: denied "
+        "with it when the posed level withholds it.")
 
     @model_validator(mode="after")
     def _exactly_one_source(self) -> MaterialRef:
@@ -178,6 +202,49 @@ class Reference(Strict):
     )
 
 
+class Environment(Strict):
+    """What the harness prepares before the agent starts, once per declaration, and records.
+
+    Without one, a trial gets a bare Python (the system's) and a writable prefix to install
+    into; nothing of reclaim's own interpreter or the host's wheel folders is visible."""
+
+    python: str | None = Field(default=None, pattern=r"^3\.[0-9]+$",
+                               description="Python version, e.g. '3.11'; default: the system's python3.")
+    requirements: str | None = Field(
+        default=None, description="A requirements file, relative to the task folder (e.g. code/requirements.txt).")
+    packages: list[str] = Field(default_factory=list, description="pip requirement strings, e.g. 'numpy>=1.24'.")
+    system: list[str] = Field(
+        default_factory=list,
+        description="System (Debian) packages: installed into a container image; with bwrap they must "
+        "already be on the host.")
+    image: str | None = Field(default=None, description="Container image (container backend).")
+    dockerfile: str | None = Field(
+        default=None, description="Dockerfile relative to the task folder, built once (container backend).")
+    host_python: bool = Field(
+        default=False, description="Give the agent reclaim's own interpreter and its packages "
+        "(what older suites relied on; recorded).")
+
+
+class NetworkPolicy(str, Enum):
+    none = "none"          # nothing
+    gateway = "gateway"    # the model gateway only
+    packages = "packages"  # + the package indexes pip/uv/conda/npm are configured to use
+    allowlist = "allowlist"  # + the hosts and URL prefixes listed, and the released materials
+
+
+class Network(Strict):
+    policy: NetworkPolicy = Field(default=NetworkPolicy.packages, description="none, gateway, packages or allowlist.")
+    allow: list[str] = Field(
+        default_factory=list, description="Hosts ('example.org', '*.example.org') or URL prefixes "
+        "('https://host/path/') an allowlist adds.")
+
+    @model_validator(mode="after")
+    def _allow_needs_allowlist(self) -> Network:
+        if self.allow and self.policy != NetworkPolicy.allowlist:
+            raise ValueError("'allow' is only read with policy: allowlist")
+        return self
+
+
 class TaskSpec(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$", description="Task id: lowercase, digits, dashes.")
     paper: Paper
@@ -187,6 +254,9 @@ class TaskSpec(Strict):
     criteria: Criteria
     budget: Budget
     reference: Reference | None = Field(default_factory=Reference)
+    environment: Environment | None = Field(
+        default=None, description="What the harness prepares before the agent starts (python, packages, image).")
+    network: Network = Field(default_factory=Network, description="What the sandbox may reach, through the egress proxy.")
     tags: list[str] = Field(default_factory=list)
 
     def withheld(self) -> list[str]:
