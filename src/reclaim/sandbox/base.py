@@ -48,6 +48,12 @@ class SandboxConfig:
     launcher: list[str] = field(default_factory=list)
     """Put before the sandbox's own command line, e.g. to join the trial's cgroups."""
     launcher_env: dict[str, str] = field(default_factory=dict)
+    egress: Path | None = None
+    """Folder holding the egress proxy's Unix socket (proxy.sock): the only way to other hosts."""
+    tmp: Path | None = None
+    """Host folder to serve as /tmp (on disk, within the disk budget); default: a small tmpfs."""
+    image: str | None = None
+    """Container image for the container backend; ignored by the others."""
 
 
 @dataclass
