@@ -1,5 +1,9 @@
-"""What the agent gets: the per-level workspace built from a task's released materials."""
+"""What the agent gets: released materials fetched into a content-addressed cache, and the
+per-level workspace built from them."""
 
+from reclaim.materials.cache import CACHE_VAR, CachedMaterial, KeyRecord, Manifest, MaterialCache
+from reclaim.materials.paper import ARXIV_VAR, paper_pdf, paper_text
+from reclaim.materials.sources import Source
 from reclaim.materials.workspace import (
     PAPER_MD,
     TASK_MD,
@@ -7,4 +11,5 @@ from reclaim.materials.workspace import (
     build_workspace,
 )
 
-__all__ = ["PAPER_MD", "TASK_MD", "MaterialsError", "build_workspace"]
+__all__ = ["ARXIV_VAR", "CACHE_VAR", "PAPER_MD", "TASK_MD", "CachedMaterial", "KeyRecord", "Manifest",
+           "MaterialCache", "MaterialsError", "Source", "build_workspace", "paper_pdf", "paper_text"]
