@@ -14,7 +14,7 @@ from reclaim.sandbox.base import (
 )
 from reclaim.sandbox.process import WARNING as PROCESS_WARNING
 
-BACKENDS = ("bwrap", "process")
+BACKENDS = ("bwrap", "process", "container")
 
 
 def default_backend() -> str:
@@ -29,6 +29,10 @@ def make_sandbox(name: str, config: SandboxConfig) -> Sandbox:
         from reclaim.sandbox.process import ProcessSandbox
 
         return ProcessSandbox(config)
+    if name == "container":
+        from reclaim.sandbox.container import ContainerSandbox
+
+        return ContainerSandbox(config)
     raise SandboxError(f"unknown sandbox '{name}'; choose one of {', '.join(BACKENDS)}")
 
 
@@ -36,6 +40,10 @@ def check_backend(name: str) -> str | None:
     """None when the backend can run here, else why not."""
     if name == "bwrap":
         return bwrap.available()
+    if name == "container":
+        from reclaim.sandbox.container import available
+
+        return available()
     if name in BACKENDS:
         return None
     return f"unknown sandbox '{name}'; choose one of {', '.join(BACKENDS)}"

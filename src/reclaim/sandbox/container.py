@@ -1,0 +1,362 @@
+"""Containers: a task's own image (Podman, Docker or Apptainer) under bwrap's contract.
+
+Each ``exec()`` is one fresh ``run`` of the image: the root filesystem read-only, the workspace
+at /workspace, nothing else of the host but the config's binds, the gateway's and egress proxy's
+socket folders and the trial's device files; no network, no capability that reaches the host,
+limits explicit. A root harness starts the container as the container's root with only the
+capabilities its privilege drop needs, so strace (from the image) records every exec before
+setpriv becomes the dedicated unprivileged uid (identity.py) — as bwrap.py does; images without
+strace and setpriv run straight as that uid, with no exec record.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from reclaim.sandbox import engines, execlog, identity
+from reclaim.sandbox.base import (
+    DEFAULT_PATH,
+    ExecResult,
+    HostWorkspace,
+    SandboxConfig,
+    SandboxError,
+    base_env,
+    kill_tree,
+    run_killable,
+)
+from reclaim.sandbox.bwrap import EXEC_DIR, GATEWAY_DIR, GATEWAY_PORT, WORKSPACE
+
+EGRESS_DIR = "/run/reclaim-egress"
+DROP_CAPS = ["SETUID", "SETGID", "SETPCAP", "SYS_PTRACE"]  # strace and setpriv, which drops them all
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+_NOT_FOUND = "executable file not found"
+
+
+@functools.cache
+def _available(name: str | None) -> str | None:
+    if name and name not in engines.ENGINES:
+        return f"unknown container engine '{name}'; choose one of {', '.join(engines.ENGINES)}"
+    engine = engines.find(name)
+    if engine is None:
+        return (f"{name or 'no container engine'} is not installed here: install podman "
+                "(apt-get install podman runc uidmap), docker or apptainer")
+    return engines.probe(engine)
+
+
+def available(engine: str | None = None) -> str | None:
+    """None when the engine (named, $RECLAIM_CONTAINER_ENGINE, or the first found) runs here."""
+    return _available(engine or os.environ.get("RECLAIM_CONTAINER_ENGINE") or None)
+
+
+def _engine(name: str | None) -> engines.Engine:
+    if (why := available(name)) is not None:
+        raise SandboxError(why)
+    engine = engines.find(name)
+    assert engine is not None
+    return engine
+
+
+def image_present(engine: engines.Engine, image: str) -> bool:
+    if engine.name == "apptainer":
+        return Path(image).is_file()  # a local .sif; docker:// or oras:// would need the network
+    return subprocess.run(engine.image_exists_argv(image), check=False, capture_output=True).returncode == 0
+
+
+def ensure_image(dockerfile: Path, context: Path, engine: str | None = None) -> str:
+    """Build a task's Dockerfile offline (no network, no pulls), once: the tag is keyed by the
+    Dockerfile and the names and sizes of the context's files. Its base images must be present."""
+    eng = _engine(engine)
+    if eng.name == "apptainer":
+        raise SandboxError("apptainer builds from a definition file, not a Dockerfile: build the .sif "
+                           "elsewhere (apptainer build) and name it as the task's image")
+    try:
+        text = dockerfile.read_bytes()
+    except OSError as e:
+        raise SandboxError(f"cannot read {dockerfile}: {e}") from None
+    h = hashlib.sha256(text)
+    for path in sorted(p for p in context.rglob("*") if p.is_file() and not p.is_symlink()):
+        h.update(f"{path.relative_to(context)}\0{path.stat().st_size}\0".encode())
+    tag = f"localhost/reclaim-task:{h.hexdigest()[:20]}"
+    if image_present(eng, tag):
+        return tag
+    stages: set[str] = set()
+    for m in re.finditer(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", text.decode("utf-8", "replace"),
+                         re.IGNORECASE | re.MULTILINE):
+        base, alias = m.group(1), m.group(2)
+        if base.lower() != "scratch" and base not in stages and "$" not in base and not image_present(eng, base):
+            raise SandboxError(f"{dockerfile}: base image '{base}' is not in {eng.name}'s store and builds run "
+                               f"offline: {eng.name} pull {base} (or {eng.name} load -i IMAGE.tar) first")
+        if alias:
+            stages.add(alias)
+    res = subprocess.run(eng.build_argv(tag, str(dockerfile), str(context)), check=False, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SandboxError(f"building {dockerfile} failed (offline, --network=none): "
+                           f"{(res.stderr or res.stdout).strip()[-2000:]}")
+    return tag
+
+
+def _cgroup_limits(env: dict[str, str]) -> tuple[str | None, int | None, float | None, int | None]:
+    """The trial's cgroups (budget/limits.py) as a cgroup parent and the limits written there."""
+    paths = [Path(p) for p in env.get("RECLAIM_CGROUPS", "").split()]
+    if not paths:
+        return None, None, None, None
+    mem = cpus = pids = None
+    for p in paths:
+        for name in ("memory.max", "memory.limit_in_bytes"):
+            if (v := _read_int(p / name)) is not None and v < 1 << 62:
+                mem = v
+        if (v := _read_int(p / "pids.max")) is not None:
+            pids = v
+        quota = (_read(p / "cpu.max").split() or [""])[0]
+        if quota.isdigit():
+            cpus = int(quota) / 100000
+        elif (q := _read_int(p / "cpu.cfs_quota_us")) and q > 0:
+            cpus = q / (_read_int(p / "cpu.cfs_period_us") or 100000)
+    return "/" + paths[0].name, mem, cpus, pids
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return ""
+
+
+def _read_int(path: Path) -> int | None:
+    raw = _read(path)
+    return int(raw) if raw.isdigit() else None
+
+
+class ContainerSandbox(HostWorkspace):
+    name = "container"
+    isolated = True
+    workspace_inside = WORKSPACE
+
+    def __init__(self, config: SandboxConfig, engine: str | None = None, *, memory_mb: int | None = None,
+                 cpus: float | None = None, pids: int = 4096):
+        self.config = config
+        self.engine_name = engine
+        self.memory_mb, self.cpus, self.pids = memory_mb, cpus, pids
+        self._procs: set = set()
+        self._live: set[str] = set()
+        self._private: Path | None = None
+        self.engine: engines.Engine | None = None
+        self.image: str | None = None
+        self.tools: dict[str, str] = {}
+        self.identity = identity.current()
+
+    # -- setup -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.engine = _engine(self.engine_name)
+        image = self.config.image or os.environ.get("RECLAIM_CONTAINER_IMAGE") or None
+        if image is None:
+            raise SandboxError("the container sandbox needs an image: set environment.image in task.yaml, "
+                               "pass --image, or set $RECLAIM_CONTAINER_IMAGE")
+        if not image_present(self.engine, image):
+            e = self.engine.name
+            raise SandboxError(f"image '{image}' is not in {e}'s local store (nothing is pulled during a trial): "
+                               f"{e} pull {image}, {e} load -i IMAGE.tar, or build it "
+                               "(container.ensure_image for a task's Dockerfile, scripts/build-test-image)")
+        self.image = image
+        self.config.workspace.mkdir(parents=True, exist_ok=True)
+        self.identity.give_tree(self.config.workspace)
+        for b in self.config.binds:
+            if b.writable and b.host.is_dir():
+                self.identity.give_tree(b.host)
+        self._private = Path(tempfile.mkdtemp(prefix="reclaim-ctr-"))  # 0700: env files, empty dir
+        (self._private / "empty").mkdir(mode=0o755)
+        self.tools = self._probe_tools()
+
+    def _probe_tools(self) -> dict[str, str]:
+        """Where the image keeps strace and setpriv (the exec record needs both), if it does."""
+        if self.engine is None or self.engine.name == "apptainer":
+            return {}
+        out = self._private / "probe"
+        script = "for t in strace setpriv; do p=$(command -v $t) && echo $t=$p; done; true"
+        res = self._run(["/bin/sh", "-c", script], out, out.with_suffix(".err"), timeout=120, env={},
+                        user=self._user(), caps=[], mounts=[])
+        tools = dict(ln.split("=", 1) for ln in out.read_text(errors="replace").splitlines() if "=" in ln) \
+            if res.exit_code == 0 else {}
+        return {k: v for k, v in tools.items() if k in ("strace", "setpriv") and v.startswith("/")}
+
+    def _user(self) -> tuple[int, int] | None:
+        return (self.identity.uid, self.identity.gid) if self.identity.dedicated else None
+
+    def _mounts(self) -> tuple[list[tuple[str, str, bool]], list[tuple[str, bool]]]:
+        ws = self.config.workspace.resolve()
+        mounts = [(str(ws), WORKSPACE, True)]
+        bound = [(ws, WORKSPACE)]
+        for b in self.config.binds:
+            mounts.append((str(b.host.resolve()), b.inside, b.writable))
+            bound.append((b.host.resolve(), b.inside))
+        if self.config.gateway is not None:
+            mounts.append((str(self.config.gateway.resolve()), GATEWAY_DIR, False))
+        if self.config.egress is not None:
+            mounts.append((str(self.config.egress.resolve()), EGRESS_DIR, False))
+        masks = []
+        for h in self.config.hidden:
+            h = h.resolve()
+            for host, inside in bound:
+                if h.exists() and (h == host or host in h.parents):
+                    masks.append((str(Path(inside) / h.relative_to(host)), h.is_dir()))
+        return mounts, masks
+
+    def gateway_url(self, host_url: str) -> str:
+        return f"http://127.0.0.1:{GATEWAY_PORT}"
+
+    def inside(self, host: Path) -> str:
+        host = host.resolve()
+        if host == self.config.workspace.resolve():
+            return WORKSPACE
+        for b in self.config.binds:
+            if b.host.resolve() == host:
+                return b.inside
+        raise SandboxError(f"{host} is not bound into the sandbox")
+
+    # -- running -----------------------------------------------------------------------------
+
+    def exec(self, cmd: list[str], *, stdout: Path, stderr: Path, timeout: float | None = None,
+             env: dict[str, str] | None = None) -> ExecResult:
+        if self.engine is None or self._private is None:
+            raise SandboxError("sandbox not started")
+        if not cmd:
+            raise SandboxError("empty command")
+        full_env = base_env(self.config, WORKSPACE) | (env or {})
+        if "PATH" not in self.config.env and "PATH" not in (env or {}):
+            full_env["PATH"] = DEFAULT_PATH  # the host's virtual environment is not in the image
+        asked = cmd
+        if self.config.gateway is not None:  # the same relay as bwrap's: python3 must be in the image
+            cmd = ["python3", f"{GATEWAY_DIR}/forward.py", str(GATEWAY_PORT), f"{GATEWAY_DIR}/gateway.sock",
+                   "--", *cmd]
+        user, caps, log, outside, mounts = self._user(), [], None, False, []
+        if self.engine.name == "apptainer":
+            if execlog.strace() is not None:  # apptainer's processes descend from its client
+                log, outside = self._exec_folder(stdout) / "log", True
+        elif "strace" in self.tools and ("setpriv" in self.tools or not self.identity.dedicated):
+            folder = self._exec_folder(stdout)
+            log = folder / "log"
+            mounts = [(str(folder), EXEC_DIR, True)]
+            if self.identity.dedicated:
+                # the container's root runs only strace and setpriv, holding only what the drop
+                # needs; the agent's uid can neither signal, trace nor read the record (0700, root's)
+                user, caps = (0, 0), DROP_CAPS
+                cmd = [self.tools["setpriv"], *self.identity.drop()[1:]] + cmd
+            cmd = [self.tools["strace"], *execlog.wrap(Path(EXEC_DIR, "log"))[1:]] + cmd
+        res = self._run(cmd, stdout, stderr, timeout=timeout, env=full_env, user=user, caps=caps,
+                        mounts=mounts, trace_outside=log if outside else None)
+        res.cmd = asked
+        res.exec_log = log
+        res.exec_log_outside = outside
+        return res
+
+    def _exec_folder(self, stdout: Path) -> Path:
+        folder = stdout.with_name(stdout.name.rsplit(".", 1)[0] + ".execs")
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)  # a stream file used again: its record too
+        folder.mkdir(mode=0o700)
+        return folder
+
+    def _limits(self) -> tuple[str | None, int | None, float | None, int]:
+        parent, mem, cpus, pids = _cgroup_limits(self.config.launcher_env)
+        if self.memory_mb:
+            mem = min(mem or 1 << 62, self.memory_mb << 20)
+        return parent, mem, self.cpus or cpus, min(pids, self.pids) if pids else self.pids
+
+    def _run(self, cmd: list[str], stdout: Path, stderr: Path, *, timeout: float | None, env: dict[str, str],
+             user: tuple[int, int] | None, caps: list[str], mounts: list, trace_outside: Path | None = None
+             ) -> ExecResult:
+        assert self.engine is not None and self._private is not None and self.image is not None
+        name = f"reclaim-{secrets.token_hex(8)}"
+        binds, masks = self._mounts()
+        parent, mem, cpus, pids = self._limits()
+        run = engines.Run(self.image, name, cmd, WORKSPACE, mounts=binds + mounts, masks=masks,
+                          devices=list(self.config.devices),
+                          tmp=str(self.config.tmp.resolve()) if self.config.tmp else None, user=user, caps=caps,
+                          network=self.config.network, memory_bytes=mem, cpus=cpus, pids=pids,
+                          nofile=_rlimit("RLIMIT_NOFILE", 65536), nproc=_rlimit("RLIMIT_NPROC", _pid_max()),
+                          cgroup_parent=parent if self.engine.name != "apptainer" else None,
+                          empty_dir=str(self._private / "empty"))
+        client_env = {k: v for k, v in os.environ.items() if not k.startswith("APPTAINERENV_")}
+        env_file = None
+        if self.engine.name == "apptainer":
+            client_env |= {f"APPTAINERENV_{k}": v for k, v in env.items()}
+        else:  # values never on a command line (ps would show them); ones with newlines by name
+            env_file = self._private / f"{name}.env"
+            fd = os.open(env_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.writelines(f"{k}={v}\n" for k, v in env.items() if "\n" not in v and "\r" not in v)
+            run.env_file = str(env_file)
+            run.env_keys = [k for k, v in env.items() if "\n" in v or "\r" in v]
+            client_env |= {k: env[k] for k in run.env_keys}
+        try:
+            argv = self.engine.run_argv(run)
+        except ValueError as e:
+            raise SandboxError(str(e)) from None
+        if self.engine.name == "apptainer":
+            argv = self.identity.drop() + argv  # apptainer itself runs unprivileged
+            if trace_outside is not None:
+                argv = execlog.wrap(trace_outside) + argv
+        self._live.add(name)
+        try:
+            res = run_killable(argv, cwd=None, env=client_env, stdout=stdout, stderr=stderr, timeout=timeout,
+                               procs=self._procs)
+        finally:
+            if env_file is not None:
+                env_file.unlink(missing_ok=True)
+        if self.engine.name != "apptainer":
+            self._settle(name, res, stderr)
+        return res
+
+    def _settle(self, name: str, res: ExecResult, stderr: Path) -> None:
+        """Remove the container; tell an engine that never started it from a command that failed."""
+        assert self.engine is not None
+        state = ""
+        if res.timed_out:
+            subprocess.run(self.engine.kill_argv(name), check=False, capture_output=True)
+        elif res.exit_code in (125, 126, 127):  # the engine's own codes, or the command's: ask
+            q = subprocess.run(self.engine.inspect_argv(name), check=False, capture_output=True, text=True)
+            state = q.stdout.strip() if q.returncode == 0 else "absent"
+        subprocess.run(self.engine.remove_argv(name), check=False, capture_output=True)
+        self._live.discard(name)
+        never_ran = state == "absent" or state.startswith("created") or " 0001-01-01" in state
+        if never_ran:
+            detail = stderr.read_text(errors="replace").strip()[-2000:]  # the engine's words only
+            if res.exit_code == 127 and _NOT_FOUND in detail:
+                return  # the command does not exist: its failure, as a shell's 127
+            raise SandboxError(f"{self.engine.name} could not start the container: {detail}")
+
+    def stop(self) -> None:
+        for proc in list(self._procs):
+            kill_tree(proc)
+        self._procs.clear()
+        if self.engine is not None:
+            for name in list(self._live):
+                subprocess.run(self.engine.kill_argv(name), check=False, capture_output=True)
+                subprocess.run(self.engine.remove_argv(name), check=False, capture_output=True)
+            self._live.clear()
+        if self._private is not None:
+            shutil.rmtree(self._private, ignore_errors=True)
+            self._private = None
+
+
+def _rlimit(which: str, cap: int) -> int:
+    """An explicit rlimit no higher than the harness's own hard one (a rootful engine could hand
+    out more, and some kernels refuse more)."""
+    import resource
+
+    hard = resource.getrlimit(getattr(resource, which))[1]
+    return cap if hard == resource.RLIM_INFINITY else min(cap, hard)
+
+
+@functools.cache
+def _pid_max() -> int:
+    return _read_int(Path("/proc/sys/kernel/pid_max")) or 32768
