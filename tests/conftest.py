@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,10 @@ import pytest
 import yaml
 
 from reclaim.sandbox import default_backend
+
+# Prepared environments (a venv with the demo suite's numpy, ...) are built once per machine, not per
+# test: the cache is keyed by what was declared, so sharing it changes no result.
+os.environ.setdefault("RECLAIM_ENVS_CACHE", f"/var/tmp/reclaim-test-envs-{os.getuid()}")
 
 MEAN_PY = """\
 import json, sys

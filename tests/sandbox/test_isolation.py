@@ -26,9 +26,11 @@ def home_secret():
 
 def _probe(suite: Path, runs_root: Path, home_secret: Path) -> str:
     return f"""
-for p in {suite}/mean-run/reference/reproduce.sh {suite}/suite.yaml {runs_root} {home_secret} /home /etc/shadow; do
+for p in {suite}/mean-run/reference/reproduce.sh {suite}/suite.yaml {runs_root} {home_secret} /etc/shadow /opt/wheels /opt/pypi; do
   if cat "$p" >/dev/null 2>&1 || ls "$p" 2>/dev/null | grep -q .; then echo "VISIBLE $p"; else echo "HIDDEN $p"; fi
 done
+[ "$(ls /home)" = reclaim ] && echo "OWN HOME ONLY" || echo "VISIBLE /home: $(ls /home)"
+python3 -c "import reclaim" 2>/dev/null && echo "VISIBLE reclaim's interpreter" || echo "HIDDEN reclaim's interpreter"
 touch /usr/reclaim-write-test 2>/dev/null && echo "WROTE /usr" || echo "READONLY /usr"
 echo "hello" > "$RECLAIM_AGENT_LOGS/transcript.txt"
 env > env.txt
@@ -47,7 +49,7 @@ def test_agent_cannot_see_suite_runs_or_home(tmp_path, home_secret, sandbox_name
     tdir = rd.trial_dir(rec.trial_id)
     out = next((tdir / "logs").glob("agent-*.stdout")).read_text()
     assert "VISIBLE" not in out, out
-    assert out.count("HIDDEN") == 6
+    assert out.count("HIDDEN") == 8 and "OWN HOME ONLY" in out
     assert "READONLY /usr" in out
     assert "sk-should-never-leak" not in (tdir / "workspace" / "env.txt").read_text()
     assert (tdir / "agent" / "transcript.txt").read_text() == "hello\n"

@@ -126,7 +126,10 @@ class ExternalAgent:
     def binds(self) -> list[Bind]:
         if self.tool.venv and locate(self.tool) is not None:
             venv = (agents_home() / self.tool.name).resolve()
-            return [Bind(venv, str(venv))]  # at its own path: its scripts name their interpreter
+            # at its own path: its scripts name their interpreter, whose install comes in with it
+            # (not reclaim's own environment: the agent's programs run with the trial's)
+            base = Path(sys.base_prefix).resolve()
+            return [Bind(venv, str(venv)), *([] if str(base).startswith("/usr/") else [Bind(base, str(base))])]
         return []
 
     def run(self, ctx: AgentContext) -> None:
@@ -143,7 +146,8 @@ class ExternalAgent:
         env = ctx.env() | {"HOME": f"{logs}/home"} | self.tool.env(ctx.model.name, url, logs)
         if self.tool.venv:
             venv_bin = str((agents_home() / self.tool.name).resolve() / "bin")
-            env["PATH"] = f"{venv_bin}:{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+            # the trial's environment first, so the tool's own Python is not what its commands get
+            env["PATH"] = f"{box.config.env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}:{venv_bin}"
         task = (ctx.workspace / "TASK.md").read_text(encoding="utf-8")
         res = ctx.recorder.run(self.tool.argv(PROMPT + task, ctx.model.name, logs), env=env)
         parse = PARSERS.get(self.tool.name)

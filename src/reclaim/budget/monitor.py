@@ -39,21 +39,22 @@ class BudgetMonitor:
         self.disk_exceeded = False
         self._disk_at = 0.0
 
-    def watch_disk(self, root: Path, limit_bytes: int, on_exceeded: Callable[[], None]) -> BudgetMonitor:
-        """Also stop the trial (``on_exceeded``) once the files under ``root`` take more disk than allowed."""
-        self.disk = (root, limit_bytes, on_exceeded)
+    def watch_disk(self, roots: Path | list[Path], limit_bytes: int, on_exceeded: Callable[[], None]) -> BudgetMonitor:
+        """Also stop the trial (``on_exceeded``) once the files under ``roots`` (the workspace, and
+        the trial's environment, home and /tmp) take more disk than allowed."""
+        self.disk = ([roots] if isinstance(roots, Path) else list(roots), limit_bytes, on_exceeded)
         return self
 
     def _check_disk(self) -> None:
         if self.disk is None or self.disk_exceeded or time.monotonic() - self._disk_at < DISK_EVERY_S:
             return
         self._disk_at = time.monotonic()
-        root, limit, on_exceeded = self.disk
-        used = allocated_bytes(root)
+        roots, limit, on_exceeded = self.disk
+        used = sum(allocated_bytes(r) for r in roots if r.exists())
         if used > limit:
             self.disk_exceeded = True
             self.trace.emit(BudgetEvent, phase="agent", what="disk_exhausted",
-                            detail=f"the workspace takes {used / 2**30:.2f} GiB of disk, over the budget of "
+                            detail=f"the workspace and the trial's environment, home and /tmp take {used / 2**30:.2f} GiB of disk, over the budget of "
                                    f"{limit / 2**30:.2f} GiB; process tree stopped")
             on_exceeded()
 

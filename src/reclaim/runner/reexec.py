@@ -50,6 +50,8 @@ class Reexec:
     cancellation: Cancellation | None = None
     extras: dict = field(default_factory=dict)
     disk_bytes: int | None = None
+    fresh: Callable[[Path], dict] | None = None
+    """Per re-run sandbox settings made under its own folder: binds added, a /tmp of its own."""
     seconds: float = 0.0
 
     def run(self, base: Path, exclude: set[str], wall: float | None = None,
@@ -70,6 +72,10 @@ class Reexec:
         before = snapshot(dest)
         extras = dict(self.extras)
         env = dict(extras.pop("env", {}))
+        if self.fresh is not None:
+            own = self.fresh(base)
+            extras["binds"] = [*extras.get("binds", []), *own.pop("binds", [])]
+            extras.update(own)
         deadline = Deadline(wall or self.wall_seconds)
         env["RECLAIM_DEADLINE"] = f"{time.time() + deadline.seconds:.0f}"
         box = make_sandbox(self.sandbox, SandboxConfig(dest, hidden=self.hidden, env=env, **extras))

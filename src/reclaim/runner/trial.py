@@ -19,6 +19,7 @@ from reclaim.gateway import Gateway
 from reclaim.judge import Judge
 from reclaim.materials import build_workspace
 from reclaim.runner import audit
+from reclaim.runner.environment import TrialEnv, environment_note
 from reclaim.runner.recorder import Cancellation, Cancelled, Recorder
 from reclaim.runner.reexec import Reexec, reexecute
 from reclaim.runner.resources import Resources, time_limit
@@ -203,6 +204,10 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
     spec = task.spec
     ws, logs = tdir / "workspace", tdir / "agent"
     logs.mkdir()
+    with timer("environment_s"):
+        tenv = TrialEnv.create(task, tdir, isolated=s.sandbox != "process")
+    rec.environment = tenv.prepared.key
+    trace.emit(Note, phase="setup", level="info", message=environment_note(tenv.prepared))
     account = None
     if s.gateway is not None and agent.needs_model:
         # the gateway's records go where no sandbox is bound: the agent cannot plant links there
@@ -210,9 +215,9 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                                          max_tokens=spec.budget.model_tokens, max_usd=spec.budget.money_usd)
     resources.phase_limits()
     config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds(),
-                                      *resources.binds()],
+                                      *resources.binds(), *tenv.agent_binds()],
                            hidden=s.hidden, gateway=s.gateway.socket_dir if account else None,
-                           env=resources.env(), **resources.sandbox_extras())
+                           env=resources.env() | tenv.env(), tmp=tenv.tmp(), **resources.sandbox_extras())
     audit_dir = tdir / "audit"
     if getattr(agent, "audited", False):  # black boxes: record every shell command they run
         audit_dir.mkdir()
@@ -232,13 +237,13 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
         deadline.end()
         box.stop()
 
-    monitor.watch_disk(ws, int(spec.budget.disk_gb * 2**30), out_of_disk)
+    monitor.watch_disk([ws, *tenv.disk_roots()], int(spec.budget.disk_gb * 2**30), out_of_disk)
     config.env["RECLAIM_DEADLINE"] = f"{monitor.deadline_unix:.0f}"
     recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline, s.cancellation)
     with timer("agent_s"):
         box.start()
         access = ModelAccess(s.gateway.url, account.token, s.model) if account else None
-        guard = DiskGuard(tdir, [ws, logs, tdir / "logs", audit_dir], out_of_disk).start()
+        guard = DiskGuard(tdir, [ws, logs, tdir / "logs", audit_dir, *tenv.disk_roots()], out_of_disk).start()
         try:
             agent.run(AgentContext(task, seed, recorder, trace, ws, logs, access))
         except BudgetExhausted as e:
@@ -258,7 +263,7 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
     if monitor.disk_exceeded or guard.full:
         rec.status = Status.budget_exhausted
     _note_links(ws, box.workspace_inside, trace)
-    _strip_setid([ws, logs, audit_dir], trace)
+    _strip_setid([ws, logs, audit_dir, *tenv.disk_roots()], trace)
     rec.budget.agent_wall_s = round(deadline.elapsed, 3)
     rec.budget.gpu_hours_allocated = len(resources.gpus) * deadline.elapsed / 3600
     resources.record(rec, "agent")
@@ -272,13 +277,17 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
             (tdir / "reexec" / "agent-logs").mkdir(parents=True)  # the same path, empty
             extras = {"env": env, "binds": [Bind(tdir / "reexec" / "agent-logs", AGENT_LOGS_INSIDE, writable=True)],
                       **resources.sandbox_extras()}
+            # every re-run gets the agent's environment as it left it, and a home and /tmp of its own:
+            # nothing one re-run leaves there can feed the next
+            fresh = (lambda base: {"binds": tenv.reexec_binds(base), "tmp": tenv.tmp(base)}) \
+                if s.sandbox != "process" else None
             if audit_dir.is_dir():
                 (tdir / "reexec" / "audit").mkdir()
                 extras["binds"] += audit.binds(tdir / "reexec" / "audit", s.sandbox)
             guard = DiskGuard(tdir, [tdir / "reexec"], lambda: kill_strays(tdir / "reexec")).start()
             try:
                 rx, rx_cmd = reexecute(Reexec(tdir, s.sandbox, wall, trace, s.hidden, provided, s.cancellation, extras,
-                                              disk_bytes=int(spec.budget.disk_gb * 2**30)), spec)
+                                              disk_bytes=int(spec.budget.disk_gb * 2**30), fresh=fresh), spec)
             finally:
                 guard.stop()
             if _disk_full(guard, trace, "reexec"):

@@ -144,9 +144,8 @@ def interpreter_dirs() -> list[Path]:
 
 def base_env(config: SandboxConfig, workspace: str) -> dict[str, str]:
     """A clean environment: nothing from the host's, so no key can leak in."""
-    venv_bin = str(Path(sys.executable).parent)
     env = {
-        "PATH": f"{venv_bin}:{DEFAULT_PATH}",
+        "PATH": DEFAULT_PATH,
         "HOME": workspace,
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",

@@ -15,7 +15,6 @@ from reclaim.sandbox.base import (
     SandboxConfig,
     SandboxError,
     base_env,
-    interpreter_dirs,
     run_killable,
 )
 
@@ -29,7 +28,9 @@ ETC_ENTRIES = (
     "alternatives", "localtime", "ssl", "ca-certificates", "mime.types", "os-release",
     "debian_version", "protocols", "services", "magic", "magic.mime",
 )
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+# /opt stays out: hosts keep wheel folders and package indexes there. Interpreters outside /usr
+# come in only as binds the environment names (runner/environment.py).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYMLINKED = tuple(d + "/" for d in SYSTEM_DIRS if Path(d).is_symlink())
 
 
@@ -105,7 +106,9 @@ class BwrapSandbox(HostWorkspace):
         if not self.identity.dedicated:
             argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
         argv += ["--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev",
-                 "--perms", "1777", "--tmpfs", "/tmp", "--perms", "1777", "--dir", "/var/tmp",
+                 *(["--bind", str(self.config.tmp.resolve()), "/tmp"] if self.config.tmp
+                   else ["--perms", "1777", "--tmpfs", "/tmp"]),
+                 "--perms", "1777", "--dir", "/var/tmp",
                  "--dir", "/run"]
         if self.config.network:
             argv.remove("--unshare-net")
@@ -124,9 +127,6 @@ class BwrapSandbox(HostWorkspace):
                 argv += ["--ro-bind", str(accounts[entry]), str(p)]
             elif p.exists():
                 argv += ["--ro-bind", str(p), str(p)]
-        for d in interpreter_dirs():
-            argv += ["--ro-bind", str(d), str(d)]
-            bound.append((d, str(d)))
         argv += ["--bind", str(self.config.workspace.resolve()), WORKSPACE]
         for b in self.config.binds:
             argv += ["--bind" if b.writable else "--ro-bind", str(b.host.resolve()), b.inside]

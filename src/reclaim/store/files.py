@@ -32,7 +32,8 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-SEALED = (TRACE, SPEC_JSON, VERDICT_JSON, "materials.json", "reexec/reexec.json")
+SEALED = (TRACE, SPEC_JSON, VERDICT_JSON, "materials.json", "reexec/reexec.json", "records/environment.json",
+          "records/egress.jsonl")
 """The records a finished trial's trial.json holds the sha256 of."""
 
 

@@ -99,6 +99,7 @@ class TrialRecord(BaseModel):
     sandbox: str
     isolated: bool
     materials: list[str] = Field(default_factory=list, description="Materials placed in the workspace.")
+    environment: str | None = Field(default=None, description="The prepared environment's key (records/environment.json).")
     withheld: list[str] = Field(default_factory=list, description="Released materials kept from the agent.")
     limits_enforced: list[str] = Field(default_factory=list)
     budget: BudgetUse
