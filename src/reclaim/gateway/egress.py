@@ -1,0 +1,481 @@
+"""The egress proxy: the only way from a sandbox to other hosts, one per run.
+
+Each trial gets its own Unix socket (proxy.sock, bound into its sandbox beside ca.pem). It speaks
+HTTP/1.1 as a forward proxy: absolute-form requests, and CONNECT, which is intercepted with the
+run's certificate authority so that every HTTPS request is seen by its full URL too. Each request
+is parsed with h11, decided by the trial's EgressPolicy on the normalised URL, forwarded as that
+same URL with httpx (streamed both ways; the body is framed afresh, so nothing smuggled in the
+client's framing reaches the upstream) and recorded. Upgrades (websocket, h2c) and HTTP/2 are
+refused; a Host header or SNI naming another host than the request's is denied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shutil
+import ssl
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from pathlib import Path
+
+import h11
+import httpx
+from pydantic import BaseModel
+
+from reclaim.gateway.policy import Decision, EgressPolicy, Url, parse
+from reclaim.gateway.tls import CertificateAuthority, system_bundle
+
+SOCKET_NAME = "proxy.sock"
+BUNDLE_NAME = "ca.pem"
+HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate",
+       "te", "trailer", "transfer-encoding", "upgrade", "expect", "host"}
+log = logging.getLogger(__name__)
+
+
+class EgressRecord(BaseModel):
+    ts: float
+    method: str
+    url: str
+    host: str
+    status: int
+    bytes_up: int = 0
+    bytes_down: int = 0
+    allowed: bool
+    rule: str
+    forbidden: str | None = None
+    duration_s: float = 0.0
+    error: str | None = None
+    raw: str | None = None
+    """The request target as the client wrote it, when it differs from url."""
+
+
+class EgressLimits(BaseModel):
+    max_header_bytes: int = 64 << 10
+    header_timeout_s: float = 30.0    # a whole request head (slowloris), and a TLS handshake
+    idle_timeout_s: float = 120.0     # no byte from the client, between requests or in a body
+    upstream_timeout_s: float = 300.0
+    max_connections: int = 64         # concurrent, per trial
+
+
+class _Closed(Exception):
+    """The client went away, or broke the protocol: end the connection."""
+
+
+@dataclass
+class _Trial:
+    id: str
+    policy: EgressPolicy
+    record: Callable[[EgressRecord], None]
+    folder: Path
+    server: asyncio.AbstractServer | None = None
+    conns: set[asyncio.Task] = field(default_factory=set)
+    pending: list[Future] = field(default_factory=list)
+
+
+@dataclass
+class _Tunnel:
+    host: str
+    port: int
+    sni: str | None
+
+
+class _Conn:
+    """One client connection: its h11 state, its streams and the limits they are read under."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limits: EgressLimits):
+        self.reader, self.writer, self.limits = reader, writer, limits
+        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=limits.max_header_bytes)
+
+    async def next(self, timeout: float):
+        while True:
+            event = self.h11.next_event()
+            if event is not h11.NEED_DATA:
+                return event
+            try:
+                data = await asyncio.wait_for(self.reader.read(65536), timeout)
+            except OSError as e:
+                raise _Closed(f"read failed: {e}") from None
+            self.h11.receive_data(data)
+
+    async def head(self):
+        """The next request head: its first byte within idle_timeout_s (None if none comes: an
+        idle keep-alive), the whole head within header_timeout_s (slowloris)."""
+        event = self.h11.next_event()
+        if event is h11.NEED_DATA and not self.h11.trailing_data[0]:
+            try:
+                data = await asyncio.wait_for(self.reader.read(65536), self.limits.idle_timeout_s)
+            except (TimeoutError, OSError):
+                return None
+            self.h11.receive_data(data)
+        return await asyncio.wait_for(self.next(self.limits.header_timeout_s), self.limits.header_timeout_s)
+
+    async def send(self, *events) -> None:
+        try:
+            for e in events:
+                if (data := self.h11.send(e)) is not None:
+                    self.writer.write(data)
+            await asyncio.wait_for(self.writer.drain(), self.limits.idle_timeout_s)
+        except (TimeoutError, OSError) as e:
+            raise _Closed(f"client gone: {type(e).__name__}: {e}") from None
+
+    async def reply(self, status: int, text: str, *, close: bool = True) -> None:
+        body = text.encode() + b"\n"
+        headers = [("content-type", "text/plain; charset=utf-8"), ("content-length", str(len(body)))]
+        try:
+            await self.send(h11.Response(status_code=status, reason=_phrase(status),
+                                         headers=headers + [("connection", "close")] * close),
+                            h11.Data(data=body), h11.EndOfMessage())
+        except h11.LocalProtocolError:  # state broken by the client: a plain answer, then close
+            self.writer.write(b"HTTP/1.1 %d %s\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%s"
+                              % (status, _phrase(status), len(body), body))
+
+
+class EgressProxy:
+    def __init__(self, upstream_verify: str | bool | ssl.SSLContext | None = None,
+                 limits: EgressLimits | None = None):
+        """upstream_verify: a CA bundle, an SSLContext, or None for the host's trust store."""
+        self.limits = limits or EgressLimits()
+        self._verify = upstream_verify if upstream_verify is not None else system_bundle()
+        self.root = Path(tempfile.mkdtemp(prefix="reclaim-eg-"))  # short: socket paths are limited
+        self.root.chmod(0o755)
+        self.ca = CertificateAuthority()
+        self.trials: dict[str, _Trial] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._recorder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reclaim-egress-record")
+
+    # lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> EgressProxy:
+        ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
+
+        def serve() -> None:
+            asyncio.set_event_loop(self._loop)
+            self._loop.run_until_complete(self._start())
+            ready.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=serve, name="reclaim-egress", daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        return self
+
+    async def _start(self) -> None:
+        verify = self._verify
+        if isinstance(verify, str):
+            verify = ssl.create_default_context(cafile=verify)
+        self._client = httpx.AsyncClient(
+            verify=verify, trust_env=True, follow_redirects=False, http2=False,
+            timeout=httpx.Timeout(30, read=self.limits.upstream_timeout_s),
+            limits=httpx.Limits(max_connections=256, max_keepalive_connections=32))
+
+    def stop(self) -> None:
+        if self._loop is None:
+            return
+        for trial_id in list(self.trials):
+            self.close_trial(trial_id)
+        asyncio.run_coroutine_threadsafe(self._client.aclose(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._recorder.shutdown(wait=True)
+        self._loop = None
+        self.ca.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> EgressProxy:  # noqa: PYI034
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # trials ------------------------------------------------------------------------------
+
+    def open_trial(self, trial_id: str, policy: EgressPolicy, record: Callable[[EgressRecord], None]) -> Path:
+        """A folder (0755) with the trial's proxy.sock and ca.pem, to bind into its sandbox."""
+        if trial_id in self.trials:
+            raise ValueError(f"egress proxy: trial {trial_id!r} is already open")
+        folder = Path(tempfile.mkdtemp(prefix="t", dir=self.root))
+        folder.chmod(0o755)
+        self.ca.ca_bundle(folder / BUNDLE_NAME)
+        trial = _Trial(trial_id, policy, record, folder)
+
+        async def listen() -> None:
+            trial.server = await asyncio.start_unix_server(
+                lambda r, w: self._accept(trial, r, w), path=str(folder / SOCKET_NAME))
+            (folder / SOCKET_NAME).chmod(0o666)  # sandboxes run as an unprivileged user
+
+        asyncio.run_coroutine_threadsafe(listen(), self._loop).result(10)
+        self.trials[trial_id] = trial
+        return folder
+
+    def close_trial(self, trial_id: str, grace_s: float = 10.0) -> None:
+        """Close the trial's socket; wait (grace_s, then cut them off) for its connections, and
+        until every request it made is on the record."""
+        trial = self.trials.pop(trial_id, None)
+        if trial is None:
+            return
+
+        async def close() -> None:
+            trial.server.close()
+            if trial.conns:
+                _, late = await asyncio.wait(set(trial.conns), timeout=grace_s)
+                for t in late:
+                    t.cancel()
+                await asyncio.gather(*late, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(close(), self._loop).result(grace_s + 30)
+        for f in list(trial.pending):
+            f.result()
+        shutil.rmtree(trial.folder, ignore_errors=True)
+
+    def _record(self, trial: _Trial, **fields) -> None:
+        rec = EgressRecord(ts=time.time(), **fields)
+
+        def write() -> None:
+            try:
+                trial.record(rec)
+            except Exception:  # a failing recorder must not take the proxy down
+                log.exception("egress: recording a request of trial %s failed", trial.id)
+
+        trial.pending = [f for f in trial.pending if not f.done()]
+        trial.pending.append(self._recorder.submit(write))
+
+    # connections -------------------------------------------------------------------------
+
+    async def _accept(self, trial: _Trial, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = _Conn(reader, writer, self.limits)
+        if len(trial.conns) >= self.limits.max_connections:
+            rule = f"at most {self.limits.max_connections} concurrent connections"
+            self._record(trial, method="", url="", host="", status=503, allowed=False, rule=rule,
+                         error="connection refused: too many connections")
+            with contextlib.suppress(Exception):
+                await conn.reply(503, f"reclaim egress: {rule}")
+            writer.close()
+            return
+        task = asyncio.current_task()
+        trial.conns.add(task)
+        try:
+            await self._serve(trial, conn, None)
+        except (TimeoutError, _Closed, ConnectionError, ssl.SSLError):
+            pass
+        except Exception:  # never down on client garbage: this connection ends, the proxy goes on
+            log.exception("egress: connection of trial %s failed", trial.id)
+        finally:
+            trial.conns.discard(task)
+            writer.close()
+
+    async def _serve(self, trial: _Trial, conn: _Conn, tunnel: _Tunnel | None) -> None:
+        while True:
+            t0 = time.monotonic()
+            try:
+                event = await conn.head()
+            except TimeoutError:
+                self._note(trial, tunnel, 408, "request head not complete in time", t0)
+                await conn.reply(408, "reclaim egress: request head not complete in time")
+                return
+            except h11.RemoteProtocolError as e:
+                status = e.error_status_hint
+                self._note(trial, tunnel, status, f"bad request: {e}", t0)
+                await conn.reply(status, f"reclaim egress: bad request: {e}")
+                return
+            if not isinstance(event, h11.Request):
+                return  # idle, or closed
+            if not await self._request(trial, conn, event, tunnel, t0):
+                return
+            if conn.h11.our_state is h11.MUST_CLOSE or conn.h11.their_state is not h11.DONE:
+                return
+            conn.h11.start_next_cycle()
+
+    def _note(self, trial: _Trial, tunnel: _Tunnel | None, status: int, error: str, t0: float) -> None:
+        url = f"https://{tunnel.host}:{tunnel.port}" if tunnel else ""
+        self._record(trial, method="", url=url, host=tunnel.host if tunnel else "", status=status,
+                     allowed=False, rule="unparsable request", duration_s=time.monotonic() - t0, error=error)
+
+    async def _request(self, trial: _Trial, conn: _Conn, req: h11.Request, tunnel: _Tunnel | None,
+                       t0: float) -> bool:
+        """Decide, forward and record one request; False when the connection must end."""
+        method = req.method.decode("ascii", "replace")
+        target = req.target.decode("ascii", "replace")
+        headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in req.headers]
+        names = {k for k, _ in headers}
+        rec = {"method": method, "url": target, "host": "", "status": 0, "allowed": False, "rule": "", "raw": None}
+        denied, status = None, 403
+        if req.http_version not in (b"1.0", b"1.1") or method == "PRI":
+            denied, status = f"HTTP/{req.http_version.decode('ascii', 'replace')} is not spoken here: HTTP/1.1 only", 505
+        elif method == "CONNECT":
+            if tunnel is not None:
+                denied, status = "CONNECT inside a tunnel", 400
+            else:
+                return await self._connect(trial, conn, target, t0)
+        url, d, other = None, None, None
+        if denied is None:
+            url, denied, status, other = self._target(target, headers, tunnel)
+        if url is not None:
+            rec.update(url=str(url), host=url.host, raw=None if str(url) == target else target)
+            d = trial.policy.decide(method, str(url))
+            # a Host header or SNI naming another host: recorded with that host's material, if any
+            alt = trial.policy.decide(method, str(url._replace(host=other))) if other else None
+            rec.update(rule=d.rule, forbidden=d.forbidden or (alt.forbidden if alt else None))
+            if not d.allowed and denied is None:
+                denied, status = d.rule, 403
+        if denied is None and ("upgrade" in names or "http2-settings" in names):
+            denied = "protocol upgrades (websocket, h2c) are not proxied"
+        if denied is None and "content-length" in names and "transfer-encoding" in names:
+            denied, status = "both Content-Length and Transfer-Encoding", 400
+        if denied is not None:
+            rec.update(status=status, allowed=False, rule=rec["rule"] if d and not d.allowed else denied,
+                       duration_s=time.monotonic() - t0)
+            if d is None or d.allowed:
+                rec["error"] = denied
+            self._record(trial, **rec)
+            await conn.reply(status, f"reclaim egress policy '{trial.policy.name}': {denied}")
+            return False
+        rec["allowed"] = True
+        return await self._forward(trial, conn, method, url, headers, rec, t0)
+
+    def _target(self, target: str, headers: list[tuple[str, str]], tunnel: _Tunnel | None):
+        """(the normalised URL or None, why it is refused or None, status, another host named)."""
+        if tunnel is not None:
+            authority = f"{tunnel.host}:{tunnel.port}"
+            if target.startswith("/"):
+                target = f"https://{authority}{target}"
+            elif not target.lower().startswith("https://"):
+                return None, f"bad request target {target[:200]!r} in a tunnel to {authority}", 400, None
+        elif not target.lower().startswith(("http://", "https://")):
+            return (None, "this is a proxy: requests must be absolute-form (GET http://host/path HTTP/1.1)",
+                    400, None)
+        try:
+            url = parse(target)
+        except ValueError as e:
+            return None, f"invalid URL {target[:200]!r}: {e}", 400, None
+        if tunnel is not None and (url.scheme, url.host, url.port) != ("https", tunnel.host, tunnel.port):
+            return (url, f"request for {url.host}:{url.port} inside a tunnel to {tunnel.host}:{tunnel.port}",
+                    403, url.host)
+        if tunnel is not None and tunnel.sni and _hostport(tunnel.sni)[0] != tunnel.host:
+            sni = _hostport(tunnel.sni)[0]
+            return url, f"TLS server name {tunnel.sni[:200]!r} does not match the tunnel to {tunnel.host}", 403, sni
+        for h in (v for k, v in headers if k == "host"):
+            got = _hostport(h, url.scheme)
+            if got != (url.host, url.port):
+                return (url, f"Host header {h[:200]!r} does not match the request's host {url.host}:{url.port}",
+                        403, got[0] or None)
+        return url, None, 0, None
+
+    async def _connect(self, trial: _Trial, conn: _Conn, target: str, t0: float) -> bool:
+        host, port = _hostport(target)
+        d = trial.policy.connect(host, port) if host else Decision(
+            allowed=False, rule=f"bad CONNECT target {target[:200]!r}")
+        rec = {"method": "CONNECT", "url": f"https://{host or target[:200]}:{port}", "host": host,
+               "status": 200, "allowed": d.allowed, "rule": d.rule, "forbidden": d.forbidden}
+        try:
+            await conn.next(self.limits.header_timeout_s)  # its EndOfMessage
+        except (TimeoutError, h11.RemoteProtocolError):
+            return False
+        if not d.allowed or conn.h11.trailing_data[0]:
+            rec["status"] = 403 if not d.allowed else 400
+            why = d.rule if not d.allowed else "data sent before the tunnel was established"
+            self._record(trial, **rec, error=None if not d.allowed else why, duration_s=time.monotonic() - t0)
+            await conn.reply(rec["status"], f"reclaim egress policy '{trial.policy.name}': {why}")
+            return False
+        await conn.send(h11.Response(status_code=200, headers=[], reason=b"Connection established"))
+        error = None
+        try:
+            await conn.writer.start_tls(self.ca.server_context(host),
+                                        ssl_handshake_timeout=self.limits.header_timeout_s)
+            sslobj = conn.writer.get_extra_info("ssl_object")
+            sni = getattr(sslobj, "reclaim_sni", None)
+            inner = _Conn(conn.reader, conn.writer, self.limits)
+            await self._serve(trial, inner, _Tunnel(host, port, sni))
+        except (TimeoutError, OSError, ssl.SSLError, ConnectionError) as e:
+            error = f"TLS: {type(e).__name__}: {e}"
+        except _Closed as e:
+            error = str(e)
+        finally:
+            self._record(trial, **rec, error=error, duration_s=time.monotonic() - t0)
+        return False
+
+    async def _forward(self, trial: _Trial, conn: _Conn, method: str, url: Url,
+                       headers: list[tuple[str, str]], rec: dict, t0: float) -> bool:
+        tokens = {t.strip() for k, v in headers if k == "connection" for t in v.lower().split(",")}
+        out = [(k, v) for k, v in headers if k not in HOP and k not in tokens]
+        sizes = {"up": 0, "down": 0}
+        waiting = conn.h11.they_are_waiting_for_100_continue
+
+        async def body():
+            if waiting:
+                await conn.send(h11.InformationalResponse(status_code=100, headers=[]))
+            while True:
+                ev = await conn.next(self.limits.idle_timeout_s)
+                if isinstance(ev, h11.Data):
+                    sizes["up"] += len(ev.data)
+                    yield bytes(ev.data)
+                elif isinstance(ev, h11.EndOfMessage):
+                    return
+                else:
+                    raise _Closed("client closed during the request body")
+
+        framed = any(k in ("content-length", "transfer-encoding") for k, _ in headers)
+        keep, error = True, None
+        try:
+            if not framed:
+                await conn.next(self.limits.idle_timeout_s)  # its EndOfMessage
+            request = self._client.build_request(method, str(url), headers=out,
+                                                 content=body() if framed else None)
+            for k in ("accept", "accept-encoding", "user-agent"):  # httpx's defaults: the client's own only
+                if k not in {n for n, _ in headers}:
+                    request.headers.pop(k, None)
+            try:
+                resp = await self._client.send(request, stream=True)
+            except httpx.HTTPError as e:
+                rec["status"], error = 502, f"upstream: {type(e).__name__}: {e}"
+                await conn.reply(502, f"reclaim egress: {error}")
+                return False
+            try:
+                rec["status"] = resp.status_code
+                rh = [(k, v) for k, v in resp.headers.multi_items() if k.lower() not in HOP]
+                await conn.send(h11.Response(status_code=resp.status_code, headers=rh,
+                                             reason=resp.reason_phrase.encode("latin-1", "replace")))
+                async for chunk in resp.aiter_raw():
+                    sizes["down"] += len(chunk)
+                    await conn.send(h11.Data(data=chunk))
+                await conn.send(h11.EndOfMessage())
+            except httpx.HTTPError as e:
+                keep, error = False, f"upstream broke off: {type(e).__name__}: {e}"
+            finally:
+                await resp.aclose()
+        except _Closed as e:
+            keep, error = False, str(e)
+        except TimeoutError:
+            keep, error = False, "client idle in the request body"
+        except asyncio.CancelledError:
+            error = "cut off: the trial was closed"
+            raise
+        finally:
+            self._record(trial, **rec, bytes_up=sizes["up"], bytes_down=sizes["down"],
+                         duration_s=time.monotonic() - t0, error=error)
+        return keep
+
+
+def _phrase(status: int) -> bytes:
+    try:
+        return HTTPStatus(status).phrase.encode()
+    except ValueError:
+        return b"Error"
+
+
+def _hostport(authority: str, scheme: str = "https") -> tuple[str, int]:
+    """(host, port) of 'host[:port]', normalised, the scheme's port by default; ('', 0) if bad."""
+    try:
+        u = parse(f"{scheme}://{authority}/")
+    except ValueError:
+        return "", 0
+    return (u.host, u.port) if "@" not in authority and "/" not in authority else ("", 0)
