@@ -1,0 +1,126 @@
+"""A task's declared environment: prepared once, given to the agent and the re-execution, recorded."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import run_suite, task_yaml, write_agent, write_suite
+
+from reclaim.materials.environment import prepare
+from reclaim.spec import load_suite
+
+PROBE = "reclaimprobe"
+REPRODUCE = f"""set -e
+python3 - <<'EOF'
+import json, {PROBE}
+vals = [float(x) for x in open('data/values.csv').read().split()]
+json.dump({{'mean_value': {PROBE}.mean(vals)}}, open('results.json', 'w'))
+EOF
+"""
+
+
+def make_wheel(folder: Path, version: str = "1.0") -> Path:
+    """A real wheel of a package that reclaim's own environment lacks, built offline."""
+    folder.mkdir(parents=True, exist_ok=True)
+    dist = f"{PROBE}-{version}.dist-info"
+    files = {
+        f"{PROBE}/__init__.py": "def mean(xs):\n    return sum(xs) / len(xs)\n",
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {PROBE}\nVersion: {version}\n",
+        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: reclaim-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = []
+    for name, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{name},sha256={digest},{len(text.encode())}")
+    record.append(f"{dist}/RECORD,,")
+    files[f"{dist}/RECORD"] = "\n".join(record) + "\n"
+    wheel = folder / f"{PROBE}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+    return wheel
+
+
+@pytest.fixture
+def probe_index(tmp_path, monkeypatch):
+    wheel = make_wheel(tmp_path / "wheels")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheel.parent))
+    return wheel
+
+
+def _suite(tmp_path: Path, environment: dict | None):
+    spec = task_yaml("probe-env", "retrain")
+    if environment is not None:
+        spec["environment"] = environment
+    return write_suite(tmp_path / "suite", [spec], probe_env=REPRODUCE)
+
+
+def test_a_declared_environment_gives_the_reference_what_reclaims_own_lacks(tmp_path, probe_index, sandbox_name):
+    with pytest.raises(ImportError):
+        __import__(PROBE)
+    suite = _suite(tmp_path, {"packages": [f"{PROBE}==1.0"]})
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
+    assert rec.outcome.value == "reproduced", rec.error
+    tdir = rd.trial_dir(rec.trial_id)
+    given = json.loads((tdir / "records" / "environment.json").read_text())
+    assert f"{PROBE}==1.0" in given["packages"] and given["declared"] == {"packages": [f"{PROBE}==1.0"]}
+    assert rec.environment == given["key"] and "records/environment.json" in rec.records
+    notes = [json.loads(line) for line in (tdir / "trace.jsonl").read_text().splitlines()]
+    assert any(e["kind"] == "note" and f"given: {PROBE}==1.0" in e.get("message", "") for e in notes)
+
+
+def test_without_it_the_same_reference_fails_and_the_record_says_why(tmp_path, probe_index, sandbox_name):
+    suite = _suite(tmp_path, None)
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
+    assert rec.outcome.value == "not_reproduced"
+    tdir = rd.trial_dir(rec.trial_id)
+    err = "".join(p.read_text() for p in (tdir / "reexec" / "logs").glob("*.stderr"))
+    assert f"No module named '{PROBE}'" in err
+
+
+def test_prepared_once_and_shared_by_every_trial(tmp_path, probe_index, sandbox_name):
+    suite = _suite(tmp_path, {"packages": [f"{PROBE}==1.0"]})
+    task = load_suite(suite).tasks[0]
+    first, again = prepare(task), prepare(task)
+    assert again.cached and again.path == first.path and again.prepared_s == 0.0
+    assert not (Path(first.path) / "lib").stat().st_mode & 0o022  # nobody may write into it
+
+
+def test_the_agent_installs_into_its_own_environment_and_the_reexec_keeps_it(tmp_path, probe_index, sandbox_name):
+    """No declaration: the agent pip-installs the package itself; reproduce.sh need not again."""
+    agent = write_agent(tmp_path / "installer.sh", f"""set -e
+pip install --no-index --find-links data/wheels {PROBE}==1.0
+cat > reproduce.sh <<'EOS'
+{REPRODUCE}
+EOS
+bash reproduce.sh
+""")
+    suite = _suite(tmp_path, None)
+    (suite / "probe-env" / "data" / "wheels").mkdir()  # reaches the sandbox as a download would: a file
+    shutil.copy(probe_index, suite / "probe-env" / "data" / "wheels")
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name)
+    tdir = rd.trial_dir(rec.trial_id)
+    assert list((tdir / "venv").glob(f"lib/python3*/site-packages/{PROBE}/__init__.py"))
+    rx = json.loads((tdir / "reexec" / "reexec.json").read_text())
+    assert rx["exit_code"] == 0, rx
+    assert rec.outcome.value == "reproduced", rec.error
+
+
+def test_an_environment_that_cannot_be_prepared_is_the_harness_s_error_not_the_agent_s(tmp_path, probe_index,
+                                                                                       sandbox_name):
+    suite = _suite(tmp_path, {"packages": [f"{PROBE}==9.9"]})
+    _, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
+    assert rec.status.value == "error" and rec.outcome.value == "error"
+    assert "task.yaml" in rec.error and "reclaimprobe" in rec.error
+
+
+def test_a_python_version_the_host_lacks_is_a_clear_error(tmp_path, sandbox_name):
+    suite = _suite(tmp_path, {"python": "3.99"})
+    _, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
+    assert rec.outcome.value == "error" and "environment.python: no Python 3.99" in rec.error
