@@ -109,7 +109,7 @@ class HttpFetcher:
                 else:  # 200: the server ignores Range, or there was nothing to resume
                     mode = "wb"
                 with open(part, mode) as fh:
-                    for block in r.iter_bytes(CHUNK):
+                    for block in r.iter_bytes():  # as it arrives: a drop keeps what came
                         fh.write(block)
                         got[0] += len(block)
         except httpx.TransportError as e:

@@ -77,7 +77,7 @@ def _unzip(archive: Path, dest: Path, where: str, field: str) -> None:
                 raise problem(where, field, f"the archive has an unsafe member name '{name}', refused",
                               "repack the archive with relative names inside it")
             mode = info.external_attr >> 16
-            if stat.S_ISLNK(mode) or (mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))):
+            if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # links, devices
                 raise problem(where, field, f"the archive member '{name}' is a link or special file, refused",
                               "repack the archive with plain files only")
             out = dest.joinpath(*parts)
