@@ -60,7 +60,7 @@ class LocalServer:
                 owner._serve(self, "HEAD")
 
         self.httpd = _Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
 
     @property
