@@ -19,6 +19,7 @@ import secrets
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from reclaim.sandbox import engines, execlog, identity
@@ -172,9 +173,16 @@ class ContainerSandbox(HostWorkspace):
         for b in self.config.binds:
             if b.writable and b.host.is_dir():
                 self.identity.give_tree(b.host)
+        if self.config.tmp is not None:
+            self.config.tmp.mkdir(parents=True, exist_ok=True)
+            self.identity.give_tree(self.config.tmp)
         self._private = Path(tempfile.mkdtemp(prefix="reclaim-ctr-"))  # 0700: env files, empty dir
         (self._private / "empty").mkdir(mode=0o755)
-        self.tools = self._probe_tools()
+        try:
+            self.tools = self._probe_tools()
+        except SandboxError:
+            self.stop()
+            raise
 
     def _probe_tools(self) -> dict[str, str]:
         """Where the image keeps strace and setpriv (the exec record needs both), if it does."""
@@ -346,6 +354,26 @@ class ContainerSandbox(HostWorkspace):
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None
+        self._clear_cgroups()
+
+    def _clear_cgroups(self) -> None:
+        """The engine (cgroupfs) made the trial's group in every controller, with a conmon group
+        inside: remove those, so that Limits.stop can remove its own (it meters until then)."""
+        parent = _cgroup_limits(self.config.launcher_env)[0]
+        if parent is None or self.engine is None or self.engine.name == "apptainer":
+            return
+        ours = {Path(p) for p in self.config.launcher_env.get("RECLAIM_CGROUPS", "").split()}
+        for ctl in [CGROUP_ROOT, *(p for p in CGROUP_ROOT.iterdir() if p.is_dir())]:
+            group = ctl / parent.lstrip("/")
+            for d in [group / "conmon"] + ([] if group in ours else [group]):
+                for _ in range(25):  # a group stays busy for a moment after its last process died
+                    try:
+                        d.rmdir()
+                        break
+                    except FileNotFoundError:
+                        break
+                    except OSError:
+                        time.sleep(0.02)
 
 
 def _rlimit(which: str, cap: int) -> int:

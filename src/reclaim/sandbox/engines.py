@@ -145,8 +145,8 @@ def oci_argv(engine: str, r: Run) -> list[str]:
     for host, inside, writable in r.mounts:
         argv += ["--mount", _bind(host, inside, writable)]
     for inside, is_dir in r.masks:
-        argv += ["--mount", f"type=tmpfs,destination={inside},tmpfs-size=4096,tmpfs-mode=0755,ro=true"] \
-            if is_dir else ["--mount", _bind("/dev/null", inside, False)]
+        # engines mount tmpfs before binds, so a tmpfs would land under the bound folder: binds only
+        argv += ["--mount", _bind(r.empty_dir if is_dir else "/dev/null", inside, False)]
     for host, inside in r.devices:
         argv += ["--device", f"{host}:{inside}:rwm"]
     if r.env_file:
