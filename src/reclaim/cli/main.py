@@ -31,6 +31,7 @@ from reclaim.cli.judging import (
     judge_config,
     judge_eval,
 )
+from reclaim.cli.materials import materials_app
 from reclaim.cli.tasks import tasks_app
 from reclaim.gateway import Upstreams
 from reclaim.report import FORMATS, build_report, render
@@ -45,6 +46,7 @@ from reclaim.suites import resolve_suite
 app = typer.Typer(help="reclaim: can AI agents reproduce published research results?",
                   no_args_is_help=False, add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(tasks_app, name="tasks")
+app.add_typer(materials_app, name="materials")
 index_app = typer.Typer(help="The SQLite index over run directories.")
 app.add_typer(index_app, name="index")
 app.command("judge")(judge)
