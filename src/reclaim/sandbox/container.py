@@ -7,6 +7,10 @@ limits explicit. A root harness starts the container as the container's root wit
 capabilities its privilege drop needs, so strace (from the image) records every exec before
 setpriv becomes the dedicated unprivileged uid (identity.py) — as bwrap.py does; images without
 strace and setpriv run straight as that uid, with no exec record.
+
+The container does not run under ``config.launcher`` (a cgroup join holds the engine's client,
+not the container): the trial's cgroups named in ``launcher_env`` become its cgroup parent, so
+they limit and meter it, and their limits are passed to the engine as well.
 """
 
 from __future__ import annotations
