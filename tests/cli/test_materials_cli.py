@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from reclaim.cli.main import app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "materials"))
-from servers import FileServer, HubRepo, HubServer, git_repo  # noqa: E402
-from test_paper import make_pdf  # noqa: E402
+from servers import FileServer, HubRepo, HubServer, git_repo
+from test_paper import make_pdf
 
 COMMIT = "c" * 40
 

@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 from servers import FileServer, git_repo
 
-from reclaim.materials import CACHE_VAR, KeyRecord, Manifest, MaterialCache, MaterialsError
+from reclaim.materials import (
+    CACHE_VAR,
+    KeyRecord,
+    Manifest,
+    MaterialCache,
+    MaterialsError,
+)
 from reclaim.spec import MaterialRef
 
 WHERE = "/suite/t/task.yaml: materials.data"

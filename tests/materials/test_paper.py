@@ -9,7 +9,13 @@ import pytest
 from fpdf import FPDF
 from servers import FileServer
 
-from reclaim.materials import ARXIV_VAR, MaterialCache, MaterialsError, paper_pdf, paper_text
+from reclaim.materials import (
+    ARXIV_VAR,
+    MaterialCache,
+    MaterialsError,
+    paper_pdf,
+    paper_text,
+)
 from reclaim.spec import Paper
 
 ROWS = [("Method", "Accuracy", "F1"), ("Baseline", "71.2", "0.65"), ("Ours", "84.7", "0.81")]

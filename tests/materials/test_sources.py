@@ -117,9 +117,9 @@ def test_http_checksum_mismatch_names_field_and_both_hashes(tmp_path):
 
 def test_http_404_and_refused_connection(tmp_path):
     cache = MaterialCache(tmp_path / "cache")
-    with FileServer() as srv:
-        with pytest.raises(MaterialsError, match=r"materials\.code\.http\.url: .*/gone.zip answered HTTP 404"):
-            cache.get(MaterialRef(http={"url": srv.url + "/gone.zip", "sha256": "0" * 64}), tmp_path, WHERE)
+    with FileServer() as srv, \
+            pytest.raises(MaterialsError, match=r"materials\.code\.http\.url: .*/gone.zip answered HTTP 404"):
+        cache.get(MaterialRef(http={"url": srv.url + "/gone.zip", "sha256": "0" * 64}), tmp_path, WHERE)
     with pytest.raises(MaterialsError, match=r"materials\.code\.http\.url: http://127.0.0.1:9/x could not be fetched"):
         cache.get(MaterialRef(http={"url": "http://127.0.0.1:9/x", "sha256": "0" * 64}), tmp_path, WHERE)
 
@@ -171,6 +171,12 @@ def _link(name: str, target: str, kind=tarfile.SYMTYPE) -> tuple[tarfile.TarInfo
     return info, None
 
 
+def _special(name: str, kind: bytes) -> tuple[tarfile.TarInfo, None]:
+    info = tarfile.TarInfo(name)
+    info.type, info.devmajor, info.devminor = kind, 1, 3
+    return info, None
+
+
 @pytest.mark.parametrize("suffix,mode", [(".tar.gz", "w:gz"), (".tgz", "w:gz"), (".tar.xz", "w:xz"),
                                          (".tar.bz2", "w:bz2"), (".tar", "w")])
 def test_tar_archives_unpacked(tmp_path, suffix, mode):
@@ -202,9 +208,8 @@ def test_zip_unpacked_and_unpack_false_keeps_the_archive(tmp_path):
     _link("evil", "/etc/passwd"),
     _link("evil", "../../outside"),
     _link("hard", "/etc/passwd", tarfile.LNKTYPE),
-    (lambda i: (setattr(i, "type", tarfile.CHRTYPE), setattr(i, "devmajor", 1), setattr(i, "devminor", 3), (i, None))[-1])(
-        tarfile.TarInfo("dev-null")),
-    (lambda i: (setattr(i, "type", tarfile.FIFOTYPE), (i, None))[-1])(tarfile.TarInfo("fifo")),
+    _special("dev-null", tarfile.CHRTYPE),
+    _special("fifo", tarfile.FIFOTYPE),
 ], ids=["dotdot", "abs-symlink", "rel-symlink-out", "hardlink-out", "device", "fifo"])
 def test_malicious_tar_refused(tmp_path, member):
     body = _tar([_file("ok.txt"), member])
@@ -294,3 +299,16 @@ def test_hub_busy_server_is_retried(tmp_path, hub):
     hub.fail_first = 2
     m = MaterialCache(tmp_path / "cache").get(MaterialRef(hub={"repo": "org/net", "revision": C1}), tmp_path, WHERE)
     assert tree(m.path) == {"w.bin": b"w"}
+
+
+def test_zip_symlink_member_refused(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        info = zipfile.ZipInfo("passwd")
+        info.external_attr = (0o120777 << 16)  # a symbolic link, as Info-ZIP stores one
+        zf.writestr(info, "/etc/passwd")
+    body = buf.getvalue()
+    with FileServer() as srv:
+        url = srv.add("/link.zip", body)
+        with pytest.raises(MaterialsError, match="'passwd' is a link or special file, refused"):
+            MaterialCache(tmp_path / "cache").get(MaterialRef(http={"url": url, "sha256": sha(body)}), tmp_path, WHERE)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -34,9 +34,9 @@ def size(n: int) -> str:
 
 @materials_app.command("fetch")
 def fetch(
-    suite: Annotated[Optional[str], typer.Argument(help="Suite folder or bundled name.")] = None,
+    suite: Annotated[str | None, typer.Argument(help="Suite folder or bundled name.")] = None,
     offline: Annotated[bool, typer.Option(help="Fetch nothing: only check that everything is in the cache.")] = False,
-    cache: Annotated[Optional[Path], typer.Option(
+    cache: Annotated[Path | None, typer.Option(
         help=f"Cache folder (default ${CACHE_VAR}, else ~/.cache/reclaim/materials).")] = None,
 ) -> None:
     """Fetch every material of every task (also those a level withholds) and every paper PDF."""
@@ -81,7 +81,7 @@ def fetch(
     verb = "present" if offline else "ready"
     console.print(f"{len(got)} of {len(got) + failed} materials {verb} in {mc.root}: "
                   f"{len(fetched)} fetched ({size(sum(m.transferred for m in fetched))} transferred), "
-                  f"{len(got) - len(fetched)} cached, {len(set(m.digest for m in got))} objects, "
+                  f"{len(got) - len(fetched)} cached, {len({m.digest for m in got})} objects, "
                   f"{size(sum(m.bytes for m in {m.digest: m for m in got}.values()))}", highlight=False)
     if failed:
         fail(f"{failed} material(s) could not be {'found in the cache' if offline else 'fetched'}"

@@ -57,7 +57,7 @@ class GitFetcher:
 
         def git(*args: str, check: bool = True) -> subprocess.CompletedProcess:
             try:
-                out = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True,
+                out = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True, check=False,
                                      text=True, timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL)
             except subprocess.TimeoutExpired:
                 raise problem(self.where, "git.url", f"git {args[0]} from {self.src.url} ran over "
