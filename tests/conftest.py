@@ -15,6 +15,7 @@ from reclaim.sandbox import default_backend
 # Prepared environments (a venv with the demo suite's numpy, ...) are built once per machine, not per
 # test: the cache is keyed by what was declared, so sharing it changes no result.
 os.environ.setdefault("RECLAIM_ENVS_CACHE", f"/var/tmp/reclaim-test-envs-{os.getuid()}")
+os.environ.setdefault("RECLAIM_MATERIALS_CACHE", f"/var/tmp/reclaim-test-materials-{os.getuid()}")
 
 MEAN_PY = """\
 import json, sys

@@ -30,16 +30,43 @@ def test_each_level_gets_exactly_its_materials(tmp_path):
     for task in suite.tasks:
         ws = tmp_path / "ws" / task.id
         placed = build_workspace(task, ws)
-        assert placed == expected[task.id]
+        assert placed.names == expected[task.id] == [m.name for m in placed.mounts]
         top = sorted(p.name for p in ws.iterdir())
         assert top == sorted(expected[task.id] + ["paper.md", "TASK.md"])
+        for m in placed.mounts:  # an empty mount point here; the files are in the read-only cache
+            assert not any((ws / m.name).iterdir())
+            assert m.files and all((m.host / rel).is_file() for rel in m.files)
+            assert not m.host.stat().st_mode & 0o222
+        assert "data/values.csv" in placed.provided()
+
+
+def test_a_second_trial_reuses_the_cached_objects_and_copies_nothing(tmp_path):
+    from reclaim.materials import MaterialCache
+
+    cache = MaterialCache(tmp_path / "cache")
+    task = _suite(tmp_path).task("t-run")
+    first = build_workspace(task, tmp_path / "ws1", cache=cache)
+    again = build_workspace(task, tmp_path / "ws2", cache=cache)
+    assert [m.host for m in again.mounts] == [m.host for m in first.mounts]
+    assert sum(p.stat().st_size for p in (tmp_path / "ws2").rglob("*") if p.is_file()) < 8192  # paper, TASK.md
+
+
+def test_without_binds_the_materials_are_copied_and_writable(tmp_path):
+    task = _suite(tmp_path).task("t-retrain")
+    ws = tmp_path / "ws"
+    placed = build_workspace(task, ws, bind=False)
+    assert placed.copied and (ws / "data" / "values.csv").read_text()
+    (ws / "data" / "values.csv").write_text("changed")  # the copy is the agent's, not the cache's
+    data = next(m for m in placed.mounts if m.name == "data")
+    assert (data.host / "values.csv").read_text() != "changed"
 
 
 def test_reimplement_workspace_has_no_code_no_weights_no_reference(tmp_path):
     suite = _suite(tmp_path)
     for tid in ("t-reimpl", "t-posed"):
         ws = tmp_path / "ws" / tid
-        build_workspace(suite.task(tid), ws)
+        placed = build_workspace(suite.task(tid), ws)
+        assert placed.names == ["data"]
         files = _files(ws)
         assert not any(f.startswith(("code", "weights", "reference")) for f in files), files
         assert not any(f.endswith((".py", "w.txt", "reproduce.sh")) for f in files), files

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -18,12 +19,14 @@ from reclaim.sandbox import (
 
 
 def _backends():
-    return [b for b in BACKENDS if check_backend(b) is None]
+    # the container backend needs an image: test_container.py builds one; here only a given one is used
+    return [b for b in BACKENDS if check_backend(b) is None
+            and (b != "container" or os.environ.get("RECLAIM_CONTAINER_IMAGE"))]
 
 
 @pytest.fixture(params=_backends())
 def box(request, tmp_path):
-    sb = make_sandbox(request.param, SandboxConfig(tmp_path / "ws"))
+    sb = make_sandbox(request.param, SandboxConfig(tmp_path / "ws", image=os.environ.get("RECLAIM_CONTAINER_IMAGE")))
     sb.start()
     yield sb
     sb.stop()

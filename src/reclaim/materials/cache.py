@@ -23,16 +23,16 @@ import shutil
 import stat
 import tempfile
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from reclaim.materials.errors import MaterialsError
 from reclaim.materials.git import GitFetcher
 from reclaim.materials.http import CHUNK, HttpFetcher
 from reclaim.materials.hub import HubFetcher
 from reclaim.materials.sources import SKIP, LocalSource, Source
-from reclaim.materials.workspace import MaterialsError
 from reclaim.spec import MaterialRef
 
 CACHE_VAR = "RECLAIM_MATERIALS_CACHE"
@@ -165,7 +165,7 @@ class MaterialCache:
             digest = manifest.digest()
             self._install(tree, manifest, digest)
             rec = KeyRecord(key=key, digest=digest, kind=source.kind, source=source.describe(),
-                            fetched_at=datetime.now(timezone.utc), transferred=transferred)
+                            fetched_at=datetime.now(UTC), transferred=transferred)
             atomic_write(self.root / "keys" / f"{khash}.json", rec.model_dump_json(indent=1))
         finally:
             rmtree(scratch)

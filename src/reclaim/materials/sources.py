@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from reclaim.materials.workspace import MaterialsError
+from reclaim.materials.errors import MaterialsError
 
 SKIP = frozenset({"__pycache__"})
 T = TypeVar("T")

@@ -1,46 +1,82 @@
-"""Building a trial's workspace: exactly the materials the posed level allows, nothing else."""
+"""Building a trial's workspace: exactly the materials the posed level allows, nothing else.
+
+Materials come from the content-addressed cache (cache.py) and are bound read-only at
+``<workspace>/<kind>``: a trial costs no copy and no byte of disk, however large the data. Only
+the paper's text, TASK.md and an empty mount point per material are written into the
+workspace. Where a backend cannot bind (the ``process`` sandbox), the material is copied.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from reclaim.materials.cache import MaterialCache
+from reclaim.materials.errors import MaterialsError
+from reclaim.materials.paper import paper_text
 from reclaim.spec import Task, TaskSpec
 
 TASK_MD = "TASK.md"
 PAPER_MD = "paper.md"
 
-
-class MaterialsError(Exception):
-    """A material could not be placed in the workspace."""
+__all__ = ["PAPER_MD", "TASK_MD", "MaterialsError", "Mount", "Placed", "build_workspace", "task_md"]
 
 
-def build_workspace(task: Task, workspace: Path, workspace_inside: str = "/workspace") -> list[str]:
-    """Fill an empty ``workspace`` for ``task``; return the names of the materials placed there."""
+@dataclass(frozen=True)
+class Mount:
+    """One material, as the trial sees it: a read-only object of the cache at ``<workspace>/<name>``."""
+
+    name: str
+    host: Path
+    digest: str
+    files: dict[str, str]
+    source: str
+    bytes: int
+
+
+@dataclass
+class Placed:
+    names: list[str] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)
+    copied: bool = False
+
+    def provided(self) -> dict[str, str]:
+        """Every file the materials put in the workspace (``data/x.csv``) -> sha256."""
+        return {f"{m.name}/{rel}": digest for m in self.mounts for rel, digest in m.files.items()}
+
+
+def build_workspace(task: Task, workspace: Path, workspace_inside: str = "/workspace",
+                    cache: MaterialCache | None = None, bind: bool = True) -> Placed:
+    """Fill an empty ``workspace`` for ``task``; the materials to bind are in the result."""
     spec = task.spec
+    cache = cache or MaterialCache()
     if workspace.exists() and any(workspace.iterdir()):
         raise MaterialsError(f"workspace {workspace} is not empty")
     workspace.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(task.dir / spec.paper.text, workspace / PAPER_MD)
-    placed = []
+    where = f"{task.dir / 'task.yaml'}"
+    text = paper_text(spec.paper, task.dir, cache, f"{where}: paper")
+    (workspace / PAPER_MD).write_text(text, encoding="utf-8")
+    placed = Placed(copied=not bind)
     for name, ref in spec.materials.allowed(spec.level).items():
-        if not ref.is_local:
-            raise MaterialsError(
-                f"{task.dir / 'task.yaml'}: materials.{name}: remote sources are not fetched yet; "
-                f"put the files in the task folder and set materials.{name}.path")
-        src = task.dir / ref.path
+        got = cache.get(ref, task.dir, f"{where}: materials.{name}")
         dest = workspace / name
-        if src.is_dir():
-            shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
+        if bind:
+            dest.mkdir()  # the mount point
         else:
-            dest.mkdir()
-            shutil.copy2(src, dest / src.name)
-        placed.append(name)
-    (workspace / TASK_MD).write_text(task_md(spec, placed, workspace_inside), encoding="utf-8")
+            shutil.copytree(got.path, dest, symlinks=True)
+            for p in [dest, *dest.rglob("*")]:
+                if not p.is_symlink():
+                    os.chmod(p, os.stat(p).st_mode | 0o200)
+        placed.mounts.append(Mount(name, got.path, got.digest, dict(got.files), got.source, got.bytes))
+        placed.names.append(name)
+    (workspace / TASK_MD).write_text(task_md(spec, placed.names, workspace_inside, read_only=bind),
+                                     encoding="utf-8")
     return placed
 
 
-def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str) -> str:
+def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str, read_only: bool = True) -> str:
     t, c, b = spec.target, spec.criteria, spec.budget
     if c.interval is not None:
         accept = f"the value must lie in [{c.interval[0]}, {c.interval[1]}]"
@@ -53,7 +89,8 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str) -> str:
         f"# Task: {spec.id}",
         "",
         f"Reproduce a result of the paper *{spec.paper.title}* ({spec.paper.venue} {spec.paper.year}).",
-        f"The paper is `paper.md`. Level: **{spec.level.value}** — you have: {got}.",
+        f"The paper is `paper.md`. Level: **{spec.level.value}** — you have: {got}"
+        + (" (read-only: copy what you need to change)." if read_only and placed else "."),
         "",
         "## The claim",
         "",
@@ -76,7 +113,10 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str) -> str:
             f"${b.money_usd:g}" if b.money_usd is not None else "",
             f"{b.model_tokens} tokens" if b.model_tokens is not None else "") if x) or "no limit")
         + " (through the harness's gateway only)",
-        "- network: none",
+        f"- network: {network_line(spec)}",
+        "- environment: `python3` and `pip` are a virtual environment of your own; install what you "
+        "need into it" + (f" (given: {', '.join(spec.environment.packages)})"
+                          if spec.environment and spec.environment.packages else ""),
         "",
         "## What to leave behind",
         "",
@@ -91,3 +131,17 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def network_line(spec: TaskSpec) -> str:
+    policy = spec.network.policy.value
+    if policy == "none":
+        return "none"
+    if policy == "gateway":
+        return "none but the model gateway"
+    line = "the package indexes (pip, uv, conda, npm) through the harness's proxy, every request recorded"
+    if policy == "allowlist":
+        line += "; also " + ", ".join(spec.network.allow + ["the released materials' own URLs"])
+    if spec.withheld():
+        line += f"; the withheld {', '.join(spec.withheld())} and their mirrors are denied"
+    return line

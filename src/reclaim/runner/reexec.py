@@ -22,8 +22,8 @@ from reclaim.judge.provenance import checkable, find_literals
 from reclaim.judge.results import read_metric
 from reclaim.materials import PAPER_MD, TASK_MD
 from reclaim.runner.recorder import Cancellation, Recorder, snapshot
-from reclaim.runner.scramble import scramble
-from reclaim.sandbox import SandboxConfig, identity, make_sandbox, untrusted
+from reclaim.runner.scramble import scramble, scrambled_view
+from reclaim.sandbox import Bind, SandboxConfig, identity, make_sandbox, untrusted
 from reclaim.spec import TaskSpec
 from reclaim.store.models import ReexecRecord
 from reclaim.trace import TraceWriter
@@ -50,12 +50,15 @@ class Reexec:
     cancellation: Cancellation | None = None
     extras: dict = field(default_factory=dict)
     disk_bytes: int | None = None
+    mounts: list[Bind] = field(default_factory=list)
+    """The materials, bound read-only into the workspace as for the agent."""
     fresh: Callable[[Path], dict] | None = None
     """Per re-run sandbox settings made under its own folder: binds added, a /tmp of its own."""
     seconds: float = 0.0
 
     def run(self, base: Path, exclude: set[str], wall: float | None = None,
-            prepare: Callable[[Path], list[str]] | None = None) -> ReexecRecord:
+            prepare: Callable[[Path], list[str]] | None = None,
+            mounts: list[Bind] | None = None) -> ReexecRecord:
         ws, dest = self.trial_dir / "workspace", base / "workspace"
         if dest.exists():
             shutil.rmtree(dest)
@@ -72,9 +75,10 @@ class Reexec:
         before = snapshot(dest)
         extras = dict(self.extras)
         env = dict(extras.pop("env", {}))
+        extras["binds"] = [*extras.get("binds", []), *(self.mounts if mounts is None else mounts)]
         if self.fresh is not None:
             own = self.fresh(base)
-            extras["binds"] = [*extras.get("binds", []), *own.pop("binds", [])]
+            extras["binds"] = [*extras["binds"], *own.pop("binds", [])]
             extras.update(own)
         deadline = Deadline(wall or self.wall_seconds)
         env["RECLAIM_DEADLINE"] = f"{time.time() + deadline.seconds:.0f}"
@@ -135,14 +139,23 @@ def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
         if cached:
             record.ablation = rx.run(base / "ablation", set(EXCLUDED) | set(cached))
     if acceptance(spec.target, spec.criteria).accepts(value):
-        held = withheld_paths(ws, rx.provided)
-        if held:
+        held = withheld_paths(ws, rx.provided)  # copies the agent made, and copied materials
+        bound = [b for b in rx.mounts if Path(b.inside).name in WITHHELD_KINDS]
+        if held or bound:
+            keep = [b for b in rx.mounts if b not in bound]
             wall = min(rx.wall_seconds, max(WITHHELD_MIN_S, 2 * record.wall_s + 10))
-            record.withheld = rx.run(base / "withheld", set(EXCLUDED) | set(held), wall=wall)
-            record.withheld.removed = sorted(held)
+            record.withheld = rx.run(base / "withheld", set(EXCLUDED) | set(held), wall=wall, mounts=keep)
+            unbound = [p for p in rx.provided if p.split("/", 1)[0] in {Path(b.inside).name for b in bound}]
+            record.withheld.removed = sorted({*held, *unbound})
             if not still_computed(record, base, spec, value):  # it needs the files: does it read them?
-                record.scrambled = rx.run(base / "scrambled", set(EXCLUDED),
-                                          prepare=lambda dest: scramble(dest, held, rx.trial_dir.name))
+                seed = rx.trial_dir.name
+                views, done = [], []
+                for b in bound:  # a scrambled view of each bound material, bound where it was
+                    name = Path(b.inside).name
+                    done += [f"{name}/{rel}" for rel in scrambled_view(b.host, base / "scrambled-materials" / name, seed)]
+                    views.append(Bind(base / "scrambled-materials" / name, b.inside))
+                record.scrambled = rx.run(base / "scrambled", set(EXCLUDED), mounts=keep + views,
+                                          prepare=lambda dest: scramble(dest, held, seed) + done)
     return record, rx.seconds
 
 

@@ -13,6 +13,7 @@ from reclaim.agents import make_agent
 from reclaim.budget.gpus import Allocator, GpuError, discover
 from reclaim.gateway import Gateway, Upstreams
 from reclaim.judge import JudgeConfig, make_judge
+from reclaim.materials import MaterialCache, MaterialsError, prefetch
 from reclaim.runner.attempts import clear, needs_run
 from reclaim.runner.resources import time_limit
 from reclaim.runner.slurm_options import SlurmOptions
@@ -47,6 +48,9 @@ class RunOptions:
     executor: str = "local"
     slurm: SlurmOptions = field(default_factory=SlurmOptions)
     max_retries: int = MAX_RETRIES
+    materials_cache: Path | None = None
+    offline: bool = False
+    image: str | None = None
 
 
 def new_run_id() -> str:
@@ -86,6 +90,12 @@ def plan_run(opts: RunOptions) -> RunDir:
         discover(opts.gpus)
     except GpuError as e:
         raise RunError(str(e)) from None
+    cache = MaterialCache(opts.materials_cache, offline=opts.offline)
+    for t in tasks:  # every material fetched and verified before any trial starts: a bad pin costs seconds
+        try:
+            prefetch(t, cache)
+        except MaterialsError as e:
+            raise RunError(str(e)) from None
     run_id = new_run_id() if opts.run_dir is None else Path(opts.run_dir).name
     rd = RunDir(opts.run_dir or Path(opts.runs_root) / run_id)
     if (rd.path / "run.json").exists():
@@ -97,7 +107,8 @@ def plan_run(opts: RunOptions) -> RunDir:
         tasks=[t.id for t in tasks], agents=list(opts.agents), seeds=list(range(opts.seeds)),
         judge=opts.judge.label, judge_config=opts.judge.model_dump(), sandbox=opts.sandbox, jobs=opts.jobs,
         budget_scale=opts.budget_scale, model=opts.model, upstreams=opts.upstreams.model_dump(), gpus=opts.gpus,
-        executor=opts.executor, slurm=opts.slurm.model_dump(), max_retries=opts.max_retries)
+        executor=opts.executor, slurm=opts.slurm.model_dump(), max_retries=opts.max_retries,
+        materials_cache=str(cache.root.resolve()), offline=opts.offline, image=opts.image)
     rd.write_spec(spec)
     _index(rd, lambda ix: ix.add_run(spec, rd.path))
     return rd
@@ -170,7 +181,9 @@ def make_settings(rd: RunDir, spec: RunSpec, suite: Suite, pending: list) -> Tri
     settings = TrialSettings(run_id=spec.run_id, run_dir=rd, sandbox=spec.sandbox,
                              judge=make_judge(run_judge(spec)), hidden=hidden_paths(suite, rd),
                              budget_scale=spec.budget_scale, model=spec.model, gpu_backend=backend,
-                             allocator=Allocator(backend.devices()) if backend else None)
+                             allocator=Allocator(backend.devices()) if backend else None,
+                             cache=MaterialCache(Path(spec.materials_cache) if spec.materials_cache else None,
+                                                 offline=spec.offline))
     if pending and any(make_agent(agent).needs_model for _, agent, _ in pending):
         settings.gateway = Gateway(Upstreams.model_validate(spec.upstreams)).start()
     return settings

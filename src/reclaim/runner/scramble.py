@@ -151,3 +151,38 @@ def scramble(workspace: Path, paths: list[str], seed: str) -> list[str]:
                                   owner=(ident.uid, ident.gid) if ident.dedicated else None)
             done.append(rel)
     return done
+
+
+def scrambled_view(src: Path, dest: Path, seed: str) -> list[str]:
+    """A copy of a material from the cache (harness-made, trusted) with every file of a known
+    format scrambled; the others are hard links where the disk allows, so a large material costs
+    only what was scrambled. Returns the relative paths scrambled."""
+    import os
+    import shutil
+
+    rng = random.Random(f"{seed}:{src.name}")
+    if dest.exists():
+        shutil.rmtree(dest)
+    done = []
+    for root, dirs, files in os.walk(src):
+        dirs.sort()
+        rel_root = Path(root).relative_to(src)
+        (dest / rel_root).mkdir(parents=True, exist_ok=True)
+        for name in sorted(files) + [d for d in dirs if (Path(root) / d).is_symlink()]:
+            s_path, d_path, rel = Path(root) / name, dest / rel_root / name, (rel_root / name).as_posix()
+            if s_path.is_symlink():
+                os.symlink(os.readlink(s_path), d_path)
+                continue
+            out = scramble_bytes(name, s_path.read_bytes(), rng) if s_path.stat().st_size <= MAX_BYTES else None
+            if out is not None:
+                d_path.write_bytes(out)
+                done.append(rel)
+                continue
+            try:
+                os.link(s_path, d_path)
+            except OSError:
+                shutil.copy2(s_path, d_path)
+    for p in [dest, *dest.rglob("*")]:  # readable by the sandbox's user, as the cache is
+        if not p.is_symlink():
+            p.chmod(p.stat().st_mode | 0o444 | (0o111 if p.is_dir() else 0))
+    return done

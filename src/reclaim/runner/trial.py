@@ -17,7 +17,7 @@ from reclaim.budget.disk import DiskGuard
 from reclaim.budget.gpus import Allocator, GpuBackend
 from reclaim.gateway import Gateway
 from reclaim.judge import Judge
-from reclaim.materials import build_workspace
+from reclaim.materials import MaterialCache, build_workspace
 from reclaim.runner import audit
 from reclaim.runner.environment import TrialEnv, environment_note
 from reclaim.runner.recorder import Cancellation, Cancelled, Recorder
@@ -72,6 +72,8 @@ class TrialSettings:
     model: str | None = None
     allocator: Allocator | None = None
     gpu_backend: GpuBackend | None = None
+    cache: MaterialCache | None = None
+    """Where materials are fetched to and bound from; default ~/.cache/reclaim/materials."""
 
 
 class _Timer:
@@ -227,9 +229,15 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
         config.env.update({"BASH_ENV": box.inside(audit.HOOK),
                            "RECLAIM_AUDIT_LOG": f"{box.inside(audit_dir)}/{audit.LOG}"})
     with timer("workspace_s"):
-        rec.materials = build_workspace(task, ws, box.workspace_inside)
-        provided = {e.rel: untrusted.sha256(ws, e.raw) for e in untrusted.files(ws)}
+        placed = build_workspace(task, ws, box.workspace_inside, s.cache, bind=box.isolated)
+        rec.materials = placed.names
+        mounts = [Bind(m.host, f"{box.workspace_inside}/{m.name}") for m in placed.mounts] if box.isolated else []
+        config.binds += mounts  # read-only, straight from the cache: no copy, no byte per trial
+        provided = placed.provided() | {e.rel: untrusted.sha256(ws, e.raw) for e in untrusted.files(ws)}
         (tdir / PROVIDED).write_text(json.dumps(provided, indent=1, sort_keys=True))
+        if placed.mounts:
+            trace.emit(Note, phase="setup", level="info", message="materials (read-only, from the cache): " + "; ".join(
+                f"{m.name}/ = {m.source} [{m.digest[:12]}, {m.bytes} bytes]" for m in placed.mounts))
     deadline = Deadline(wall)
     monitor = resources.watch(deadline, trace)
 
@@ -287,7 +295,8 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
             guard = DiskGuard(tdir, [tdir / "reexec"], lambda: kill_strays(tdir / "reexec")).start()
             try:
                 rx, rx_cmd = reexecute(Reexec(tdir, s.sandbox, wall, trace, s.hidden, provided, s.cancellation, extras,
-                                              disk_bytes=int(spec.budget.disk_gb * 2**30), fresh=fresh), spec)
+                                              disk_bytes=int(spec.budget.disk_gb * 2**30), fresh=fresh,
+                                              mounts=mounts), spec)
             finally:
                 guard.stop()
             if _disk_full(guard, trace, "reexec"):

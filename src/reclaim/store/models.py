@@ -54,6 +54,9 @@ class RunSpec(BaseModel):
     slurm: dict = Field(default_factory=dict, description="Slurm options: partition, account, margin.")
     upstreams: dict = Field(default_factory=dict, description="Where the gateway forwards (no keys).")
     max_retries: int = Field(MAX_RETRIES, ge=0, description="Runs again of a trial that ended in a harness error.")
+    materials_cache: str | None = Field(None, description="The materials cache (default ~/.cache/reclaim/materials).")
+    offline: bool = Field(False, description="Materials from the cache only; nothing is fetched.")
+    image: str | None = Field(None, description="Container image for tasks that name none (--image).")
 
     def trial_keys(self) -> list[tuple[str, str, int]]:
         return [(t, a, s) for t in self.tasks for a in self.agents for s in self.seeds]
