@@ -108,7 +108,9 @@ class _Conn:
         """The next request head: its first byte within idle_timeout_s (None if none comes: an
         idle keep-alive), the whole head within header_timeout_s (slowloris)."""
         event = self.h11.next_event()
-        if event is h11.NEED_DATA and not self.h11.trailing_data[0]:
+        if event is not h11.NEED_DATA:
+            return event  # pipelined: already here
+        if not self.h11.trailing_data[0]:
             try:
                 data = await asyncio.wait_for(self.reader.read(65536), self.limits.idle_timeout_s)
             except (TimeoutError, OSError):
@@ -309,7 +311,10 @@ class EgressProxy:
         names = {k for k, _ in headers}
         rec = {"method": method, "url": target, "host": "", "status": 0, "allowed": False, "rule": "", "raw": None}
         denied, status = None, 403
-        if req.http_version not in (b"1.0", b"1.1") or method == "PRI":
+        size = len(req.target) + sum(len(k) + len(v) + 4 for k, v in req.headers)
+        if size > self.limits.max_header_bytes:  # h11 lets a head that came whole be up to a read longer
+            denied, status = f"request head of {size} bytes, over {self.limits.max_header_bytes}", 431
+        elif req.http_version not in (b"1.0", b"1.1") or method == "PRI":
             denied, status = f"HTTP/{req.http_version.decode('ascii', 'replace')} is not spoken here: HTTP/1.1 only", 505
         elif method == "CONNECT":
             if tunnel is not None:
@@ -328,7 +333,7 @@ class EgressProxy:
             if not d.allowed and denied is None:
                 denied, status = d.rule, 403
         if denied is None and ("upgrade" in names or "http2-settings" in names):
-            denied = "protocol upgrades (websocket, h2c) are not proxied"
+            denied, status = "protocol upgrades (websocket, h2c) are not proxied", 403
         if denied is None and "content-length" in names and "transfer-encoding" in names:
             denied, status = "both Content-Length and Transfer-Encoding", 400
         if denied is not None:
@@ -414,7 +419,10 @@ class EgressProxy:
             if waiting:
                 await conn.send(h11.InformationalResponse(status_code=100, headers=[]))
             while True:
-                ev = await conn.next(self.limits.idle_timeout_s)
+                try:
+                    ev = await conn.next(self.limits.idle_timeout_s)
+                except h11.RemoteProtocolError as e:
+                    raise _Closed(f"bad request body: {e}") from None
                 if isinstance(ev, h11.Data):
                     sizes["up"] += len(ev.data)
                     yield bytes(ev.data)
