@@ -17,6 +17,8 @@ def _gpu_task(task_id: str, gpus: int = 1, gpu_hours: float = 1.0, wall: float =
 PROBE = """
 echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"
 ls /dev | grep nvidia | sort | tr '\\n' ' '; echo
+nvidia-smi
+cat "${LD_LIBRARY_PATH%%:*}/libcuda.so.1"
 sleep 1.2
 """
 
@@ -32,6 +34,24 @@ def test_trials_see_only_their_own_devices(tmp_path, sandbox_name):
         assert f"CUDA_VISIBLE_DEVICES={gpu}" in out
         if sandbox_name == "bwrap":
             assert f"nvidia{gpu} " in out and f"nvidia{1 - gpu} " not in out and "nvidiactl" in out
+            # the driver's tools and libraries came in with the GPU, and see only the trial's
+            assert f"GPU {gpu}: Fake GPU" in out and f"GPU {1 - gpu}:" not in out, out
+            assert "fake driver library" in out
+
+
+def test_driver_files_outside_the_system_folders_are_placed_under_one_folder(tmp_path, monkeypatch):
+    from reclaim.budget.driver import DRIVER_INSIDE, driver_files, placement
+
+    (tmp_path / "libcuda.so.1").write_text("x")
+    (tmp_path / "nvidia-smi").write_text("#!/bin/sh\n")
+    (tmp_path / "unrelated.so").write_text("x")
+    monkeypatch.setenv("RECLAIM_DRIVER_DIRS", str(tmp_path))
+    found = driver_files()
+    assert str(tmp_path / "libcuda.so.1") in found and str(tmp_path / "unrelated.so") not in found
+    placed = dict(placement(found + ["/usr/lib/x86_64-linux-gnu/libcuda.so.1"]))
+    assert placed[str(tmp_path / "libcuda.so.1")] == f"{DRIVER_INSIDE}/lib/libcuda.so.1"
+    assert placed[str(tmp_path / "nvidia-smi")] == f"{DRIVER_INSIDE}/bin/nvidia-smi"
+    assert "/usr/lib/x86_64-linux-gnu/libcuda.so.1" not in placed  # every sandbox shows /usr already
 
 
 def test_allocation_is_exclusive(tmp_path, sandbox_name):

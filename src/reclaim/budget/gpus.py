@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from reclaim.budget.driver import driver_files
+
 
 class GpuError(Exception):
     """No GPUs where some were asked for, or more asked for than exist."""
@@ -44,6 +46,10 @@ class GpuBackend(Protocol):
 
     def control_files(self) -> list[str]:
         """Device files every GPU trial needs besides its own (nvidiactl, nvidia-uvm)."""
+        ...
+
+    def driver_files(self) -> list[str]:
+        """The driver's user-space libraries and tools (libcuda, NVML, nvidia-smi)."""
         ...
 
 
@@ -91,6 +97,9 @@ class NvmlBackend:
     def control_files(self) -> list[str]:
         return [f for f in self.CONTROL if Path(f).exists()]
 
+    def driver_files(self) -> list[str]:
+        return driver_files()
+
 
 @dataclass
 class ListedBackend:
@@ -116,6 +125,9 @@ class ListedBackend:
     def control_files(self) -> list[str]:
         return [f for f in NvmlBackend.CONTROL if Path(f).exists()]
 
+    def driver_files(self) -> list[str]:
+        return driver_files()
+
 
 @dataclass
 class FakeBackend:
@@ -132,6 +144,15 @@ class FakeBackend:
         for i in range(self.count):
             (self.root / f"nvidia{i}").write_text(f"fake GPU {i}\n")
         (self.root / "nvidiactl").write_text("fake control\n")
+        # a driver of its own, outside the folders a sandbox shows: its nvidia-smi lists the GPUs
+        # the trial was given, as the real one lists those it can open
+        (self.root / "driver").mkdir(exist_ok=True)
+        (self.root / "driver" / "libcuda.so.1").write_text("fake driver library\n")
+        smi = self.root / "driver" / "nvidia-smi"
+        smi.write_text("#!/bin/sh\n# fake nvidia-smi: one line per GPU device file present\n"
+                       "for d in /dev/nvidia[0-9]*; do [ -e \"$d\" ] && echo \"GPU ${d#/dev/nvidia}: Fake GPU "
+                       "(UUID: GPU-fake-${d#/dev/nvidia})\"; done\n")
+        smi.chmod(0o755)
 
     def devices(self) -> list[Gpu]:
         return [Gpu(i, "Fake GPU", f"GPU-fake-{i}", 80_000, str(self.root / f"nvidia{i}")) for i in range(self.count)]
@@ -141,6 +162,9 @@ class FakeBackend:
 
     def control_files(self) -> list[str]:
         return [str(self.root / "nvidiactl")]
+
+    def driver_files(self) -> list[str]:
+        return [str(self.root / "driver" / "libcuda.so.1"), str(self.root / "driver" / "nvidia-smi")]
 
 
 def discover(spec: str | None, fake_root: Path | None = None) -> GpuBackend | None:

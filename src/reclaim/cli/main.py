@@ -163,6 +163,12 @@ def run(
     slurm_account: Annotated[Optional[str], typer.Option(help="Slurm account.")] = None,
     max_retries: Annotated[int, typer.Option(
         help="Runs again of a trial that ended in a harness error; kept for --resume.")] = MAX_RETRIES,
+    image: Annotated[Optional[str], typer.Option(
+        help="Container image for --sandbox container, for tasks that name none in environment.image.")] = None,
+    offline: Annotated[bool, typer.Option(
+        help="Materials only from the cache (reclaim materials fetch SUITE first); nothing is downloaded.")] = False,
+    materials_cache: Annotated[Optional[Path], typer.Option(
+        help="The materials cache (default $RECLAIM_MATERIALS_CACHE or ~/.cache/reclaim/materials).")] = None,
     run_dir: Annotated[Optional[Path], typer.Option(help="Where to keep this run (default runs/<run_id>).")] = None,
     runs_root: Annotated[Path, typer.Option(help="Folder of runs and their index.")] = Path("runs"),
     resume: Annotated[Optional[Path], typer.Option(help="Finish an interrupted run in this folder.")] = None,
@@ -188,7 +194,8 @@ def run(
                           judge=judge_config(judge, judge_model, judge_base_url, judge_samples,
                                              judge_max_tokens, judge_prices, judge_cache),
                           run_dir=run_dir, model=model, gpus=gpus, budget_scale=budget_scale,
-                          executor=executor or "local", max_retries=max_retries,
+                          executor=executor or "local", max_retries=max_retries, image=image,
+                          offline=offline, materials_cache=materials_cache,
                           slurm=SlurmOptions(partition=slurm_partition, account=slurm_account), upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
         rd = plan_run(opts)
     except (RunError, SpecError, FileNotFoundError, ValueError) as e:

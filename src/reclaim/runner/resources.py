@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.budget import Deadline
+from reclaim.budget.driver import DRIVER_INSIDE, placement
 from reclaim.budget.gpus import Allocator, Gpu, GpuBackend, GpuError
 from reclaim.budget.limits import Limits
 from reclaim.budget.monitor import BudgetMonitor
@@ -77,9 +78,24 @@ class Resources:
             env["RECLAIM_DEADLINE"] = f"{deadline_unix:.0f}"
         return env
 
+    def driver(self) -> list[tuple[str, str]]:
+        """The GPU driver's libraries and tools a sandbox lacks, where they go inside."""
+        if not self.gpus or self.backend is None:
+            return []
+        return placement(self.backend.driver_files())
+
     def binds(self) -> list[Bind]:
         (self.tdir / "budget").mkdir(exist_ok=True)
-        return [Bind(self.tdir / "budget", BUDGET_INSIDE)]
+        return [Bind(self.tdir / "budget", BUDGET_INSIDE), *(Bind(Path(h), i) for h, i in self.driver())]
+
+    def path_env(self, env: dict[str, str]) -> dict[str, str]:
+        """``env`` with the driver's tools on PATH and its libraries on the loader's path."""
+        if not self.driver():
+            return env
+        out = dict(env)
+        out["PATH"] = f"{env.get('PATH', '/usr/bin:/bin')}:{DRIVER_INSIDE}/bin"
+        out["LD_LIBRARY_PATH"] = ":".join(filter(None, [f"{DRIVER_INSIDE}/lib", env.get("LD_LIBRARY_PATH")]))
+        return out
 
     def watch(self, deadline: Deadline, trace: TraceWriter, interval: float = 1.0) -> BudgetMonitor:
         self.monitor = BudgetMonitor(deadline, self.tdir / "budget" / "remaining.json", trace, self.gpus,

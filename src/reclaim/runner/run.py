@@ -183,7 +183,7 @@ def make_settings(rd: RunDir, spec: RunSpec, suite: Suite, pending: list) -> Tri
                              budget_scale=spec.budget_scale, model=spec.model, gpu_backend=backend,
                              allocator=Allocator(backend.devices()) if backend else None,
                              cache=MaterialCache(Path(spec.materials_cache) if spec.materials_cache else None,
-                                                 offline=spec.offline))
+                                                 offline=spec.offline), image=spec.image)
     if pending and any(make_agent(agent).needs_model for _, agent, _ in pending):
         settings.gateway = Gateway(Upstreams.model_validate(spec.upstreams)).start()
     return settings

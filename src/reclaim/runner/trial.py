@@ -74,6 +74,8 @@ class TrialSettings:
     gpu_backend: GpuBackend | None = None
     cache: MaterialCache | None = None
     """Where materials are fetched to and bound from; default ~/.cache/reclaim/materials."""
+    image: str | None = None
+    """The container image for tasks that name none (--image)."""
 
 
 class _Timer:
@@ -164,6 +166,18 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
         rec.status = Status.completed
 
 
+def task_image(s: TrialSettings, task: Task) -> str | None:
+    """The image a container trial runs in: the task's own (its Dockerfile built offline, once), or --image."""
+    env = task.spec.environment
+    if s.sandbox != "container" or env is None or not (env.image or env.dockerfile):
+        return s.image
+    if env.image:
+        return env.image
+    from reclaim.sandbox.container import ensure_image
+
+    return ensure_image(task.dir / env.dockerfile, task.dir)
+
+
 def _note_links(ws: Path, inside: str, trace: TraceWriter, limit: int = 50) -> None:
     """Put the agent's symlinks that point out of its workspace on the record; none is followed."""
     out = []
@@ -219,7 +233,9 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
     config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds(),
                                       *resources.binds(), *tenv.agent_binds()],
                            hidden=s.hidden, gateway=s.gateway.socket_dir if account else None,
-                           env=resources.env() | tenv.env(), tmp=tenv.tmp(), **resources.sandbox_extras())
+                           env=resources.path_env(resources.env() | tenv.env()), tmp=tenv.tmp(),
+                           image=task_image(s, task),
+                           **resources.sandbox_extras())
     audit_dir = tdir / "audit"
     if getattr(agent, "audited", False):  # black boxes: record every shell command they run
         audit_dir.mkdir()
@@ -282,9 +298,10 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
             # the same paths and variables as the agent's last command, the audit hook included:
             # a script that looks for a difference finds none to act on
             env = config.env | (recorder.last_env or {}) | resources.env()
+            env = resources.path_env(env) if "LD_LIBRARY_PATH" not in env else env
             (tdir / "reexec" / "agent-logs").mkdir(parents=True)  # the same path, empty
             extras = {"env": env, "binds": [Bind(tdir / "reexec" / "agent-logs", AGENT_LOGS_INSIDE, writable=True)],
-                      **resources.sandbox_extras()}
+                      "image": config.image, **resources.sandbox_extras()}
             # every re-run gets the agent's environment as it left it, and a home and /tmp of its own:
             # nothing one re-run leaves there can feed the next
             fresh = (lambda base: {"binds": tenv.reexec_binds(base), "tmp": tenv.tmp(base)}) \
