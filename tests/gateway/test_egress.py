@@ -357,6 +357,7 @@ def test_evasions_on_the_plain_proxy(world, trial):
         f"POST http://{a}/upload HTTP/1.1\r\nHost: {a}\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n": 400,
         "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n": 403,
         f"CONNECT {a} HTTP/1.1\r\nHost: {a}\r\n\r\n\x16\x03\x01": 400,                  # data before the tunnel
+        f"CONNECT {a} HTTP/1.1\r\nHost: {a}\r\nContent-Length: 3\r\n\r\nabc": 400,
     }
     for req, want in cases.items():
         assert status_of(t.raw(req.encode())) == want, req[:120]

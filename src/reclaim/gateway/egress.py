@@ -12,7 +12,6 @@ refused; a Host header or SNI naming another host than the request's is denied.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import shutil
 import ssl
@@ -22,8 +21,9 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from http import HTTPStatus
+from http.client import responses
 from pathlib import Path
+from typing import NamedTuple
 
 import h11
 import httpx
@@ -79,8 +79,7 @@ class _Trial:
     pending: list[Future] = field(default_factory=list)
 
 
-@dataclass
-class _Tunnel:
+class _Tunnel(NamedTuple):
     host: str
     port: int
     sni: str | None
@@ -127,12 +126,13 @@ class _Conn:
         except (TimeoutError, OSError) as e:
             raise _Closed(f"client gone: {type(e).__name__}: {e}") from None
 
-    async def reply(self, status: int, text: str, *, close: bool = True) -> None:
+    async def reply(self, status: int, text: str) -> None:
+        """A plain-text answer, then the connection closes."""
         body = text.encode() + b"\n"
-        headers = [("content-type", "text/plain; charset=utf-8"), ("content-length", str(len(body)))]
+        headers = [("content-type", "text/plain; charset=utf-8"), ("content-length", str(len(body))),
+                   ("connection", "close")]
         try:
-            await self.send(h11.Response(status_code=status, reason=_phrase(status),
-                                         headers=headers + [("connection", "close")] * close),
+            await self.send(h11.Response(status_code=status, reason=_phrase(status), headers=headers),
                             h11.Data(data=body), h11.EndOfMessage())
         except h11.LocalProtocolError:  # state broken by the client: a plain answer, then close
             self.writer.write(b"HTTP/1.1 %d %s\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%s"
@@ -254,19 +254,16 @@ class EgressProxy:
     # connections -------------------------------------------------------------------------
 
     async def _accept(self, trial: _Trial, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn = _Conn(reader, writer, self.limits)
-        if len(trial.conns) >= self.limits.max_connections:
-            rule = f"at most {self.limits.max_connections} concurrent connections"
-            self._record(trial, method="", url="", host="", status=503, allowed=False, rule=rule,
-                         error="connection refused: too many connections")
-            with contextlib.suppress(Exception):
-                await conn.reply(503, f"reclaim egress: {rule}")
-            writer.close()
-            return
-        task = asyncio.current_task()
+        conn, task = _Conn(reader, writer, self.limits), asyncio.current_task()
         trial.conns.add(task)
         try:
-            await self._serve(trial, conn, None)
+            if len(trial.conns) > self.limits.max_connections:
+                rule = f"at most {self.limits.max_connections} concurrent connections"
+                self._record(trial, method="", url="", host="", status=503, allowed=False, rule=rule,
+                             error="connection refused: too many connections")
+                await conn.reply(503, f"reclaim egress: {rule}")
+            else:
+                await self._serve(trial, conn, None)
         except (TimeoutError, _Closed, ConnectionError, ssl.SSLError):
             pass
         except Exception:  # never down on client garbage: this connection ends, the proxy goes on
@@ -280,99 +277,78 @@ class EgressProxy:
             t0 = time.monotonic()
             try:
                 event = await conn.head()
-            except TimeoutError:
-                self._note(trial, tunnel, 408, "request head not complete in time", t0)
-                await conn.reply(408, "reclaim egress: request head not complete in time")
-                return
-            except h11.RemoteProtocolError as e:
-                status = e.error_status_hint
-                self._note(trial, tunnel, status, f"bad request: {e}", t0)
-                await conn.reply(status, f"reclaim egress: bad request: {e}")
+            except (TimeoutError, h11.RemoteProtocolError) as e:
+                status, why = (408, "request head not complete in time") if isinstance(e, TimeoutError) else (
+                    e.error_status_hint, f"bad request: {e}")
+                self._record(trial, method="", url=f"https://{tunnel.host}:{tunnel.port}" if tunnel else "",
+                             host=tunnel.host if tunnel else "", status=status, allowed=False,
+                             rule="unparsable request", duration_s=time.monotonic() - t0, error=why)
+                await conn.reply(status, f"reclaim egress: {why}")
                 return
             if not isinstance(event, h11.Request):
                 return  # idle, or closed
-            if not await self._request(trial, conn, event, tunnel, t0):
+            if not await self._request(trial, conn, event, tunnel, time.monotonic()):
                 return
             if conn.h11.our_state is h11.MUST_CLOSE or conn.h11.their_state is not h11.DONE:
                 return
             conn.h11.start_next_cycle()
 
-    def _note(self, trial: _Trial, tunnel: _Tunnel | None, status: int, error: str, t0: float) -> None:
-        url = f"https://{tunnel.host}:{tunnel.port}" if tunnel else ""
-        self._record(trial, method="", url=url, host=tunnel.host if tunnel else "", status=status,
-                     allowed=False, rule="unparsable request", duration_s=time.monotonic() - t0, error=error)
-
     async def _request(self, trial: _Trial, conn: _Conn, req: h11.Request, tunnel: _Tunnel | None,
                        t0: float) -> bool:
         """Decide, forward and record one request; False when the connection must end."""
-        method = req.method.decode("ascii", "replace")
-        target = req.target.decode("ascii", "replace")
+        method, target = req.method.decode("ascii", "replace"), req.target.decode("ascii", "replace")
         headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in req.headers]
+        if method == "CONNECT" and tunnel is None and req.http_version in (b"1.0", b"1.1"):
+            return await self._connect(trial, conn, target, t0)
+        url, why, status, other = self._check(req, method, target, headers, tunnel)
+        d = trial.policy.decide(method, str(url)) if url else None
+        # a Host header or SNI naming another host: recorded with that host's material, if any
+        alt = trial.policy.decide(method, str(url._replace(host=other))) if url and other else None
+        rec = {"method": method, "url": str(url) if url else target[:2000], "host": url.host if url else "",
+               "raw": target[:2000] if url and str(url) != target else None,
+               "forbidden": (d and d.forbidden) or (alt and alt.forbidden) or None}
+        if d is not None and not d.allowed:
+            why, status, rec["rule"] = d.rule, 403, d.rule
+        elif why is not None:
+            rec.update(rule=why, error=why)
+        if why is not None:
+            self._record(trial, **rec, status=status, allowed=False, duration_s=time.monotonic() - t0)
+            await conn.reply(status, f"reclaim egress policy '{trial.policy.name}': {why}")
+            return False
+        return await self._forward(trial, conn, method, url, headers, {**rec, "allowed": True, "rule": d.rule}, t0)
+
+    def _check(self, req: h11.Request, method: str, target: str, headers: list[tuple[str, str]],
+               tunnel: _Tunnel | None) -> tuple[Url | None, str | None, int, str | None]:
+        """(the normalised URL, why the request is refused whatever the policy, status, another host named)."""
         names = {k for k, _ in headers}
-        rec = {"method": method, "url": target, "host": "", "status": 0, "allowed": False, "rule": "", "raw": None}
-        denied, status = None, 403
         size = len(req.target) + sum(len(k) + len(v) + 4 for k, v in req.headers)
         if size > self.limits.max_header_bytes:  # h11 lets a head that came whole be up to a read longer
-            denied, status = f"request head of {size} bytes, over {self.limits.max_header_bytes}", 431
-        elif req.http_version not in (b"1.0", b"1.1") or method == "PRI":
-            denied, status = f"HTTP/{req.http_version.decode('ascii', 'replace')} is not spoken here: HTTP/1.1 only", 505
-        elif method == "CONNECT":
-            if tunnel is not None:
-                denied, status = "CONNECT inside a tunnel", 400
-            else:
-                return await self._connect(trial, conn, target, t0)
-        url, d, other = None, None, None
-        if denied is None:
-            url, denied, status, other = self._target(target, headers, tunnel)
-        if url is not None:
-            rec.update(url=str(url), host=url.host, raw=None if str(url) == target else target)
-            d = trial.policy.decide(method, str(url))
-            # a Host header or SNI naming another host: recorded with that host's material, if any
-            alt = trial.policy.decide(method, str(url._replace(host=other))) if other else None
-            rec.update(rule=d.rule, forbidden=d.forbidden or (alt.forbidden if alt else None))
-            if not d.allowed and denied is None:
-                denied, status = d.rule, 403
-        if denied is None and ("upgrade" in names or "http2-settings" in names):
-            denied, status = "protocol upgrades (websocket, h2c) are not proxied", 403
-        if denied is None and "content-length" in names and "transfer-encoding" in names:
-            denied, status = "both Content-Length and Transfer-Encoding", 400
-        if denied is not None:
-            rec.update(status=status, allowed=False, rule=rec["rule"] if d and not d.allowed else denied,
-                       duration_s=time.monotonic() - t0)
-            if d is None or d.allowed:
-                rec["error"] = denied
-            self._record(trial, **rec)
-            await conn.reply(status, f"reclaim egress policy '{trial.policy.name}': {denied}")
-            return False
-        rec["allowed"] = True
-        return await self._forward(trial, conn, method, url, headers, rec, t0)
-
-    def _target(self, target: str, headers: list[tuple[str, str]], tunnel: _Tunnel | None):
-        """(the normalised URL or None, why it is refused or None, status, another host named)."""
-        if tunnel is not None:
-            authority = f"{tunnel.host}:{tunnel.port}"
-            if target.startswith("/"):
-                target = f"https://{authority}{target}"
-            elif not target.lower().startswith("https://"):
-                return None, f"bad request target {target[:200]!r} in a tunnel to {authority}", 400, None
-        elif not target.lower().startswith(("http://", "https://")):
-            return (None, "this is a proxy: requests must be absolute-form (GET http://host/path HTTP/1.1)",
-                    400, None)
+            return None, f"request head of {size} bytes, over {self.limits.max_header_bytes}", 431, None
+        if req.http_version not in (b"1.0", b"1.1") or method == "PRI":
+            return None, f"HTTP/{req.http_version.decode('ascii', 'replace')} is not spoken here: HTTP/1.1 only", 505, None
+        if method == "CONNECT":
+            return None, "CONNECT inside a tunnel", 400, None
+        if tunnel is not None and target.startswith("/"):
+            target = f"https://{tunnel.host}:{tunnel.port}{target}"
+        if not target.lower().startswith(("http://", "https://")):
+            return None, ("this is a proxy: requests must be absolute-form (GET http://host/path HTTP/1.1)"
+                          if tunnel is None else f"bad request target {target[:200]!r} in a tunnel"), 400, None
         try:
             url = parse(target)
         except ValueError as e:
             return None, f"invalid URL {target[:200]!r}: {e}", 400, None
         if tunnel is not None and (url.scheme, url.host, url.port) != ("https", tunnel.host, tunnel.port):
-            return (url, f"request for {url.host}:{url.port} inside a tunnel to {tunnel.host}:{tunnel.port}",
-                    403, url.host)
-        if tunnel is not None and tunnel.sni and _hostport(tunnel.sni)[0] != tunnel.host:
-            sni = _hostport(tunnel.sni)[0]
+            return url, f"a request for {url.host}:{url.port} in a tunnel to {tunnel.host}:{tunnel.port}", 403, url.host
+        if tunnel is not None and tunnel.sni and (sni := _hostport(tunnel.sni)[0]) != tunnel.host:
             return url, f"TLS server name {tunnel.sni[:200]!r} does not match the tunnel to {tunnel.host}", 403, sni
         for h in (v for k, v in headers if k == "host"):
-            got = _hostport(h, url.scheme)
-            if got != (url.host, url.port):
+            if (got := _hostport(h, url.scheme)) != (url.host, url.port):
                 return (url, f"Host header {h[:200]!r} does not match the request's host {url.host}:{url.port}",
                         403, got[0] or None)
+        if "upgrade" in names or "http2-settings" in names:
+            return url, "protocol upgrades (websocket, h2c) are not proxied", 403, None
+        if "content-length" in names and "transfer-encoding" in names:
+            return url, "both Content-Length and Transfer-Encoding", 400, None
         return url, None, 0, None
 
     async def _connect(self, trial: _Trial, conn: _Conn, target: str, t0: float) -> bool:
@@ -382,12 +358,12 @@ class EgressProxy:
         rec = {"method": "CONNECT", "url": f"https://{host or target[:200]}:{port}", "host": host,
                "status": 200, "allowed": d.allowed, "rule": d.rule, "forbidden": d.forbidden}
         try:
-            await conn.next(self.limits.header_timeout_s)  # its EndOfMessage
+            end = await conn.next(self.limits.header_timeout_s)
         except (TimeoutError, h11.RemoteProtocolError):
-            return False
-        if not d.allowed or conn.h11.trailing_data[0]:
+            end = None
+        if not d.allowed or not isinstance(end, h11.EndOfMessage) or conn.h11.trailing_data[0]:
             rec["status"] = 403 if not d.allowed else 400
-            why = d.rule if not d.allowed else "data sent before the tunnel was established"
+            why = d.rule if not d.allowed else "a CONNECT with a body, or data before the tunnel was established"
             self._record(trial, **rec, error=None if not d.allowed else why, duration_s=time.monotonic() - t0)
             await conn.reply(rec["status"], f"reclaim egress policy '{trial.policy.name}': {why}")
             return False
@@ -401,7 +377,7 @@ class EgressProxy:
             inner = _Conn(conn.reader, conn.writer, self.limits)
             await self._serve(trial, inner, _Tunnel(host, port, sni))
         except (TimeoutError, OSError, ssl.SSLError, ConnectionError) as e:
-            error = f"TLS: {type(e).__name__}: {e}"
+            error = f"tunnel: {type(e).__name__}: {e}"
         except _Closed as e:
             error = str(e)
         finally:
@@ -474,10 +450,7 @@ class EgressProxy:
 
 
 def _phrase(status: int) -> bytes:
-    try:
-        return HTTPStatus(status).phrase.encode()
-    except ValueError:
-        return b"Error"
+    return responses.get(status, "Error").encode()
 
 
 def _hostport(authority: str, scheme: str = "https") -> tuple[str, int]:
