@@ -280,7 +280,9 @@ def test_python_clients_with_only_client_env(world, trial):
     assert "/echo/urllib" in r.stdout and "/echo/httpx" in r.stdout and "refused 403" in r.stdout
     recs = t.close()
     assert {x.url for x in recs if x.allowed} >= {f"{tls.origin}/echo/urllib", f"{plain.origin}/echo/httpx"}
-    assert any(x.method == "CONNECT" and x.host == "example.org" and x.status == 403 for x in recs)
+    refused = [x for x in recs if x.method == "CONNECT" and x.host == "example.org"]
+    assert [(x.url, x.status, x.rule) for x in refused] == [("https://example.org:443", 403,
+                                                             "host example.org is not allowed")]
 
 
 def test_git_clone_over_smart_http_allowed_and_forbidden(world, trial, tmp_path):

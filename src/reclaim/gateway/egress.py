@@ -157,28 +157,15 @@ class EgressProxy:
     # lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> EgressProxy:
-        ready = threading.Event()
-        self._loop = asyncio.new_event_loop()
-
-        def serve() -> None:
-            asyncio.set_event_loop(self._loop)
-            self._loop.run_until_complete(self._start())
-            ready.set()
-            self._loop.run_forever()
-
-        self._thread = threading.Thread(target=serve, name="reclaim-egress", daemon=True)
-        self._thread.start()
-        ready.wait(10)
-        return self
-
-    async def _start(self) -> None:
-        verify = self._verify
-        if isinstance(verify, str):
-            verify = ssl.create_default_context(cafile=verify)
-        self._client = httpx.AsyncClient(
+        verify = ssl.create_default_context(cafile=self._verify) if isinstance(self._verify, str) else self._verify
+        self._client = httpx.AsyncClient(  # trust_env: a proxy the host itself must use is honoured
             verify=verify, trust_env=True, follow_redirects=False, http2=False,
             timeout=httpx.Timeout(30, read=self.limits.upstream_timeout_s),
             limits=httpx.Limits(max_connections=256, max_keepalive_connections=32))
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="reclaim-egress", daemon=True)
+        self._thread.start()
+        return self
 
     def stop(self) -> None:
         if self._loop is None:

@@ -80,8 +80,8 @@ def remove_dot_segments(path: str) -> str:
                 out.pop()
         elif seg != ".":
             out.append(seg)
-    tail = "/" if path.split("/")[-1] in (".", "..") else ""
-    return "/" + "/".join(out) + tail
+    res = "/" + "/".join(out)
+    return res + "/" if path.split("/")[-1] in (".", "..") and not res.endswith("/") else res
 
 
 def normalize_path(path: str) -> str:
