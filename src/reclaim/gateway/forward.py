@@ -1,7 +1,8 @@
 """Runs inside the sandbox, with only the standard library: listens on the sandbox's own
-loopback and relays every connection to the gateway's Unix socket, then runs the command.
+loopback and relays every connection to a Unix socket (the model gateway's, the egress
+proxy's), then runs the command.
 
-    python3 forward.py PORT SOCKET -- COMMAND ARGS...
+    python3 forward.py PORT SOCKET [PORT SOCKET ...] -- COMMAND ARGS...
 """
 
 import signal
@@ -38,15 +39,21 @@ def _serve(server: socket.socket, path: str) -> None:
 
 
 def main() -> int:
-    port, path, sep, *cmd = sys.argv[1:]
-    if sep != "--" or not cmd:
-        print("usage: forward.py PORT SOCKET -- COMMAND ARGS...", file=sys.stderr)
+    args = sys.argv[1:]
+    if "--" not in args:
+        print("usage: forward.py PORT SOCKET [PORT SOCKET ...] -- COMMAND ARGS...", file=sys.stderr)
         return 2
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", int(port)))
-    server.listen(128)
-    threading.Thread(target=_serve, args=(server, path), daemon=True).start()
+    split = args.index("--")
+    pairs, cmd = args[:split], args[split + 1:]
+    if not cmd or not pairs or len(pairs) % 2:
+        print("usage: forward.py PORT SOCKET [PORT SOCKET ...] -- COMMAND ARGS...", file=sys.stderr)
+        return 2
+    for port, path in zip(pairs[::2], pairs[1::2]):
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", int(port)))
+        server.listen(128)
+        threading.Thread(target=_serve, args=(server, path), daemon=True).start()
     proc = subprocess.Popen(cmd)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda s, f: proc.send_signal(s))

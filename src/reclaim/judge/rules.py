@@ -18,6 +18,11 @@ A trial is ``reproduced`` only when all of these hold:
    materials (not reproduced; disqualified where the agent's own files hold that number in a
    form it could be read back from). Where there is nothing to withhold or scramble, the
    verdict says the check did not apply.
+
+Before all of these: a trial whose files hold files of a material its level withholds (the
+official code at ``reimplement``, the weights at ``retrain``), by whatever route they came, is
+disqualified; requests the egress proxy denied are flagged (``network_denied``, and
+``withheld_material_requested`` where the URL was a withheld material's).
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ def _writer_of(trace: list, path: str, phase: str) -> int | None:
 class RulesJudge:
     name = "rules"
     label = "rules"
-    version = "2"
+    version = "3"
 
     def judge(self, spec: TaskSpec, trial_dir: Path, status: Status) -> Verdict:
         t = spec.target
@@ -65,6 +70,24 @@ class RulesJudge:
             v.outcome, v.rationale = outcome, why
             v.flags.extend(flags)
             return v
+
+        # what the network and the content check saw: no result stands on withheld material
+        leaks = [e for e in trace if getattr(e, "kind", "") == "withheld_found"]
+        if leaks:
+            for e in leaks[:5]:
+                v.citations.append(Citation(event_id=e.id, why=f"files of the withheld {e.material} in the agent's files"))
+            first = leaks[0]
+            return done(Outcome.disqualified,
+                        f"the agent obtained the withheld {first.material}, which level '{spec.level.value}' "
+                        f"keeps from it: {'; '.join(first.files[:5])}", "withheld_material")
+        denied = [e for e in trace if getattr(e, "kind", "") == "network_request" and not e.allowed]
+        asked = [e for e in denied if e.forbidden]
+        if asked:
+            v.flags.append("withheld_material_requested")
+            for e in asked[:5]:
+                v.citations.append(Citation(event_id=e.id, why=f"asked for the withheld {e.forbidden}: {e.url[:200]}"))
+        if denied:
+            v.flags.append("network_denied")
 
         if status == Status.budget_exhausted:
             return done(Outcome.budget_exhausted, "the agent ran out of its wall-clock budget and was stopped")

@@ -48,3 +48,5 @@ def run_local(rd: RunDir, spec: RunSpec, suite: Suite, pending: list, progress) 
         finally:
             if settings.gateway is not None:
                 settings.gateway.stop()
+            if settings.egress is not None:
+                settings.egress.stop()

@@ -54,6 +54,8 @@ class Reexec:
     """The materials, bound read-only into the workspace as for the agent."""
     fresh: Callable[[Path], dict] | None = None
     """Per re-run sandbox settings made under its own folder: binds added, a /tmp of its own."""
+    done: Callable[[Path], object] | None = None
+    """Called with the re-run's folder once its sandbox has stopped."""
     seconds: float = 0.0
 
     def run(self, base: Path, exclude: set[str], wall: float | None = None,
@@ -93,6 +95,8 @@ class Reexec:
             exit_code, timed_out = None, True
         finally:
             box.stop()
+            if self.done is not None:
+                self.done(base)
         self.seconds += rec.command_seconds
         untrusted.strip_setid(dest)
         after = snapshot(dest)

@@ -12,9 +12,12 @@ import reclaim
 from reclaim.agents import make_agent
 from reclaim.budget.gpus import Allocator, GpuError, discover
 from reclaim.gateway import Gateway, Upstreams
+from reclaim.gateway.egress import EgressProxy
+from reclaim.gateway.policy import package_hosts
 from reclaim.judge import JudgeConfig, make_judge
 from reclaim.materials import MaterialCache, MaterialsError, prefetch
 from reclaim.runner.attempts import clear, needs_run
+from reclaim.runner.network import index_env
 from reclaim.runner.resources import time_limit
 from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.runner.trial import TrialSettings
@@ -184,6 +187,9 @@ def make_settings(rd: RunDir, spec: RunSpec, suite: Suite, pending: list) -> Tri
                              allocator=Allocator(backend.devices()) if backend else None,
                              cache=MaterialCache(Path(spec.materials_cache) if spec.materials_cache else None,
                                                  offline=spec.offline), image=spec.image)
+    if pending and spec.sandbox != "process":  # the only way out of a sandbox; every request on the record
+        settings.egress = EgressProxy().start()
+        settings.package_hosts, settings.index_env = package_hosts(), index_env()
     if pending and any(make_agent(agent).needs_model for _, agent, _ in pending):
         settings.gateway = Gateway(Upstreams.model_validate(spec.upstreams)).start()
     return settings

@@ -58,6 +58,8 @@ def slurm_trial(run_dir: str, task_id: str, agent: str, seed: int) -> dict:
     finally:
         if settings.gateway is not None:
             settings.gateway.stop()
+        if settings.egress is not None:
+            settings.egress.stop()
     if killed and rec.done and rec.finished is not None and killed[0] <= rec.finished:
         rd.set_aside(tid, cut_short=True)  # whatever the kill made of it: an interruption, not an attempt
         return rec.model_dump(mode="json")

@@ -16,10 +16,13 @@ from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.budget.disk import DiskGuard
 from reclaim.budget.gpus import Allocator, GpuBackend
 from reclaim.gateway import Gateway
+from reclaim.gateway.egress import EgressProxy
+from reclaim.gateway.tls import client_env
 from reclaim.judge import Judge
 from reclaim.materials import MaterialCache, build_workspace
 from reclaim.runner import audit
 from reclaim.runner.environment import TrialEnv, environment_note
+from reclaim.runner.network import TrialNetwork, trial_policy, withheld_found
 from reclaim.runner.recorder import Cancellation, Cancelled, Recorder
 from reclaim.runner.reexec import Reexec, reexecute
 from reclaim.runner.resources import Resources, time_limit
@@ -33,6 +36,7 @@ from reclaim.sandbox import (
     make_sandbox,
     untrusted,
 )
+from reclaim.sandbox.base import egress_inside
 from reclaim.spec import Task
 from reclaim.store import (
     SPEC_JSON,
@@ -76,6 +80,12 @@ class TrialSettings:
     """Where materials are fetched to and bound from; default ~/.cache/reclaim/materials."""
     image: str | None = None
     """The container image for tasks that name none (--image)."""
+    egress: EgressProxy | None = None
+    """The run's egress proxy: the only way from a sandbox to other hosts."""
+    package_hosts: list[str] = field(default_factory=list)
+    """The package indexes this machine's pip, uv, conda and npm use (the 'packages' policy)."""
+    index_env: dict[str, str] = field(default_factory=dict)
+    """The same indexes, as the variables that point a sandbox's pip, uv and npm at them."""
 
 
 class _Timer:
@@ -236,6 +246,11 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                            env=resources.path_env(resources.env() | tenv.env()), tmp=tenv.tmp(),
                            image=task_image(s, task),
                            **resources.sandbox_extras())
+    net = TrialNetwork(s.egress, rec.trial_id, tdir, trace) if s.egress is not None and s.sandbox != "process" else None
+    if net is not None:
+        config.egress = net.open("agent", trial_policy(spec, s.package_hosts, account is not None), "agent")
+        proxy_url, bundle = egress_inside()
+        config.env.update(client_env(bundle, proxy_url) | s.index_env)
     audit_dir = tdir / "audit"
     if getattr(agent, "audited", False):  # black boxes: record every shell command they run
         audit_dir.mkdir()
@@ -276,6 +291,8 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
         finally:
             box.stop()
             guard.stop()
+            if net is not None:
+                net.close("agent")  # every request of the agent's is on the record before we go on
             audit.import_log(audit_dir, trace)
             if account is not None:
                 s.gateway.close_account(account)  # every call is on the record before we go on
@@ -287,6 +304,8 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
     if monitor.disk_exceeded or guard.full:
         rec.status = Status.budget_exhausted
     _note_links(ws, box.workspace_inside, trace)
+    if spec.withheld() and s.cache is not None:
+        withheld_found(task, s.cache, [ws, *tenv.disk_roots()], trace)
     _strip_setid([ws, logs, audit_dir, *tenv.disk_roots()], trace)
     rec.budget.agent_wall_s = round(deadline.elapsed, 3)
     rec.budget.gpu_hours_allocated = len(resources.gpus) * deadline.elapsed / 3600
@@ -304,8 +323,16 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                       "image": config.image, **resources.sandbox_extras()}
             # every re-run gets the agent's environment as it left it, and a home and /tmp of its own:
             # nothing one re-run leaves there can feed the next
-            fresh = (lambda base: {"binds": tenv.reexec_binds(base), "tmp": tenv.tmp(base)}) \
-                if s.sandbox != "process" else None
+            def fresh(base: Path) -> dict:
+                own = {"binds": tenv.reexec_binds(base), "tmp": tenv.tmp(base)}
+                if net is not None:  # without the data, no fetching it again either
+                    policy = trial_policy(spec, s.package_hosts, False,
+                                          without_materials=base.name in ("withheld", "scrambled"))
+                    own["egress"] = net.open(base.name, policy, "reexec")
+                return own
+
+            if s.sandbox == "process":
+                fresh = None
             if audit_dir.is_dir():
                 (tdir / "reexec" / "audit").mkdir()
                 extras["binds"] += audit.binds(tdir / "reexec" / "audit", s.sandbox)
@@ -313,9 +340,11 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
             try:
                 rx, rx_cmd = reexecute(Reexec(tdir, s.sandbox, wall, trace, s.hidden, provided, s.cancellation, extras,
                                               disk_bytes=int(spec.budget.disk_gb * 2**30), fresh=fresh,
-                                              mounts=mounts), spec)
+                                              mounts=mounts, done=lambda base: net and net.close(base.name)), spec)
             finally:
                 guard.stop()
+                if net is not None:
+                    net.close_all()
             if _disk_full(guard, trace, "reexec"):
                 rx.reason = f"stopped: its reproduce.sh filled the disk ({rx.reason})"
             write_model(tdir / "reexec" / "reexec.json", rx)

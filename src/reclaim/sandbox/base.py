@@ -20,6 +20,14 @@ READ_LIMIT = 8 << 20
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
+GATEWAY_DIR = "/run/reclaim-gateway"
+GATEWAY_PORT = 8787  # on the sandbox's own loopback; every sandbox has its own
+EGRESS_DIR = "/run/reclaim-egress"
+EGRESS_PORT = 8788
+FORWARDER = Path(__file__).resolve().parents[1] / "gateway" / "forward.py"
+FORWARDER_INSIDE = "/run/reclaim-forward.py"
+
+
 class SandboxError(Exception):
     """The sandbox itself failed (not the command run inside it)."""
 
@@ -134,6 +142,26 @@ class HostWorkspace:
         for proc in list(self._procs):
             kill_tree(proc)
         self._procs.clear()
+
+
+def relay(config: SandboxConfig) -> list[str]:
+    """The command prefix that relays the sandbox's loopback ports to the gateway's and the egress
+    proxy's sockets (bound at GATEWAY_DIR and EGRESS_DIR); empty when neither is given. It runs
+    with the system's interpreter, not one the agent could have replaced."""
+    pairs = []
+    if config.gateway is not None:
+        pairs += [str(GATEWAY_PORT), f"{GATEWAY_DIR}/gateway.sock"]
+    if config.egress is not None:
+        pairs += [str(EGRESS_PORT), f"{EGRESS_DIR}/proxy.sock"]
+    if not pairs:
+        return []
+    python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else "python3"
+    return [python, FORWARDER_INSIDE, *pairs, "--"]
+
+
+def egress_inside() -> tuple[str, str]:
+    """(proxy URL, CA bundle) as programs inside a sandbox with an egress proxy reach them."""
+    return f"http://127.0.0.1:{EGRESS_PORT}", f"{EGRESS_DIR}/ca.pem"
 
 
 def interpreter_dirs() -> list[Path]:

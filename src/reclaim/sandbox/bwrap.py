@@ -10,18 +10,22 @@ from pathlib import Path
 
 from reclaim.sandbox import execlog, identity
 from reclaim.sandbox.base import (
+    EGRESS_DIR,
+    FORWARDER,
+    FORWARDER_INSIDE,
+    GATEWAY_DIR,
+    GATEWAY_PORT,
     ExecResult,
     HostWorkspace,
     SandboxConfig,
     SandboxError,
     base_env,
+    relay,
     run_killable,
 )
 
 WORKSPACE = "/workspace"
-GATEWAY_DIR = "/run/reclaim-gateway"
 EXEC_DIR = "/run/reclaim-exec"
-GATEWAY_PORT = 8787  # on the sandbox's own loopback; every sandbox has its own
 # What programs need from /etc; the rest (keys, credentials, service configs) stays out.
 ETC_ENTRIES = (
     "passwd", "group", "hosts", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
@@ -133,6 +137,10 @@ class BwrapSandbox(HostWorkspace):
             bound.append((b.host.resolve(), b.inside))
         if self.config.gateway is not None:
             argv += ["--ro-bind", str(self.config.gateway.resolve()), GATEWAY_DIR]
+        if self.config.egress is not None:
+            argv += ["--ro-bind", str(self.config.egress.resolve()), EGRESS_DIR]
+        if self.config.gateway is not None or self.config.egress is not None:
+            argv += ["--ro-bind", str(FORWARDER), FORWARDER_INSIDE]
         for host, inside in self.config.devices:
             argv += ["--dev-bind", host, inside]
         for h in self.config.hidden:
@@ -162,9 +170,7 @@ class BwrapSandbox(HostWorkspace):
             raise SandboxError("sandbox not started")
         full_env = base_env(self.config, WORKSPACE) | (env or {})
         asked = cmd
-        if self.config.gateway is not None:  # a relay from the sandbox's loopback to the gateway
-            cmd = ["python3", f"{GATEWAY_DIR}/forward.py", str(GATEWAY_PORT), f"{GATEWAY_DIR}/gateway.sock",
-                   "--", *cmd]
+        cmd = relay(self.config) + cmd  # the sandbox's loopback ports to the gateway and the proxy
         cmd = self.identity.drop() + cmd  # nothing the agent wrote runs before this
         # bwrap reports the command's exit code on this fd; none means the sandbox never ran it
         status_r, status_w = os.pipe()

@@ -7,15 +7,17 @@ from reclaim.trace.events import (
     Event,
     FileChange,
     ModelCall,
+    NetworkRequest,
     Note,
     ProgramExec,
     ShellCommand,
     TrialFinished,
     TrialStarted,
+    WithheldFound,
 )
 from reclaim.trace.log import TraceWriter, read_trace
 
 __all__ = [
-    "BudgetEvent", "CommandFinished", "CommandStarted", "Event", "FileChange", "ModelCall", "Note", "ProgramExec", "ShellCommand",
-    "TraceWriter", "TrialFinished", "TrialStarted", "read_trace",
+    "BudgetEvent", "CommandFinished", "CommandStarted", "Event", "FileChange", "ModelCall", "NetworkRequest", "Note", "ProgramExec", "ShellCommand",
+    "TraceWriter", "TrialFinished", "TrialStarted", "WithheldFound", "read_trace",
 ]

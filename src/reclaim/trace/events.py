@@ -113,6 +113,30 @@ class ProgramExec(_Event):
     truncated: bool = False
 
 
+class NetworkRequest(_Event):
+    """One request a sandbox made through the egress proxy, as the proxy saw and decided it."""
+
+    kind: Literal["network_request"] = "network_request"
+    method: str
+    url: str
+    host: str
+    status: int
+    allowed: bool
+    rule: str = Field(description="The policy rule that decided it.")
+    forbidden: str | None = Field(None, description="The withheld material this URL belongs to, if any.")
+    bytes_up: int = 0
+    bytes_down: int = 0
+    error: str | None = None
+
+
+class WithheldFound(_Event):
+    """Files in the agent's workspace that are files of a material its level withholds."""
+
+    kind: Literal["withheld_found"] = "withheld_found"
+    material: str
+    files: list[str] = Field(description="'workspace path = material path' for each match.")
+
+
 class TrialFinished(_Event):
     kind: Literal["trial_finished"] = "trial_finished"
     status: str
@@ -121,6 +145,6 @@ class TrialFinished(_Event):
 
 Event = Annotated[
     TrialStarted | CommandStarted | CommandFinished | BudgetEvent | Note | ModelCall | ShellCommand | ProgramExec
-    | TrialFinished,
+    | NetworkRequest | WithheldFound | TrialFinished,
     Field(discriminator="kind"),
 ]
