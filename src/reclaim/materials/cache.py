@@ -2,7 +2,8 @@
 
 Layout under the root (``$RECLAIM_MATERIALS_CACHE``, else ``~/.cache/reclaim/materials``)::
 
-    objects/<digest>/        the material's tree: files 0444 (0555 if executable), folders 0555
+    objects/<digest>/        the material's tree: files 0644 (0755 if executable), folders 0755,
+                             bound read-only into sandboxes
     objects/<digest>.json    its Manifest; written last, so its presence means complete
     keys/<sha256(key)>.json  a KeyRecord: which object a source's key names, and when it was fetched
     downloads/<sha256>.part  HTTP downloads in progress (resumed with Range)
@@ -43,7 +44,7 @@ class FileEntry(BaseModel):
     path: str = Field(description="Relative path, '/'-separated.")
     size: int
     sha256: str
-    mode: int = Field(description="Permission bits in the object: 0o444, or 0o555 when executable.")
+    mode: int = Field(description="Permission bits in the object: 0o644, or 0o755 when executable.")
 
 
 class LinkEntry(BaseModel):
@@ -206,7 +207,9 @@ def seal(tree: Path, where: str) -> Manifest:
                     dirs.append(rel)
                     stack.append(Path(e.path))
                 elif stat.S_ISREG(s.st_mode):
-                    mode = 0o555 if s.st_mode & 0o111 else 0o444
+                    # writable by its owner only (the harness): what a sandbox sees is a read-only
+                    # bind, and a copy an agent makes of a file is its own to change
+                    mode = 0o755 if s.st_mode & 0o111 else 0o644
                     os.chmod(e.path, mode)
                     files.append(FileEntry(path=rel, size=s.st_size, sha256=_sha256(e.path), mode=mode))
                     total += s.st_size
@@ -220,7 +223,7 @@ def seal(tree: Path, where: str) -> Manifest:
                 else:
                     raise MaterialsError(f"{where}: '{rel}' is a device, fifo or socket, refused — fix: remove it")
     for d in reversed(order):
-        os.chmod(d, 0o555)
+        os.chmod(d, 0o755)
     return Manifest(files=sorted(files, key=lambda f: f.path), links=sorted(links, key=lambda x: x.path),
                     dirs=sorted(dirs), bytes=total)
 

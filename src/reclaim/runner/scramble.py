@@ -4,9 +4,10 @@ Withholding the materials catches a number printed without them; it does not cat
 that opens the data (to count its rows, say) and then prints a number that owes nothing to what
 the data says. So one more re-execution gets the same files with their content scrambled: in a
 delimited text table every column is shuffled on its own and its numbers scaled by a random
-factor (integer columns stay integers), in .npy/.npz arrays the values are shuffled and floats
-scaled. Any result computed from the data changes; one that does not was not computed from it.
-Files of other formats are left as they are, and the verdict says when nothing could be scrambled.
+factor at least 25 % away from 1 (integer columns stay integers), in .npy/.npz arrays the values
+are shuffled and floats scaled, and in other text every number is scaled by one such factor.
+Any result computed from the data changes; one that does not was not computed from it. Files
+of other formats are left as they are, and the verdict says when nothing could be scrambled.
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ from reclaim.sandbox import identity, untrusted
 MAX_BYTES = 256 << 20
 DELIMITERS = (",", "\t", ";")
 _INT = re.compile(r"^[-+]?\d+$")
+
+
+def factor(rng: random.Random) -> float:
+    """A scale at least 25 % away from 1, up or down: a mean, a sum or a fit computed from the
+    scaled numbers cannot land back within a tolerance of the original by chance."""
+    f = rng.uniform(1.25, 2.0)
+    return f if rng.random() < 0.5 else 1.0 / f
 
 
 def _number(field: str) -> float | None:
@@ -65,11 +73,11 @@ def scramble_text(text: str, rng: random.Random) -> str | None:
         rng.shuffle(col)
         values = [_number(f) for f in col]
         if all(v is not None for v in values):
-            factor = rng.uniform(0.5, 1.5)
+            k = factor(rng)
             if all(_INT.match(f.strip()) for f in col):
-                col[:] = [str(int(round(v * factor))) for v in values]
+                col[:] = [str(int(round(v * k))) for v in values]
             else:
-                col[:] = [repr(v * factor) for v in values]
+                col[:] = [repr(v * k) for v in values]
     out_rows = [(delim or " ").join(r) for r in zip(*columns, strict=True)]
     return "\n".join(([lines[0]] if header else []) + out_rows) + "\n"
 
@@ -83,7 +91,7 @@ def _scramble_array(a, rng: random.Random):
     flat = a.reshape(-1).copy()
     gen.shuffle(flat)
     if a.dtype.kind == "f":
-        flat = flat * gen.uniform(0.5, 1.5)
+        flat = flat * factor(rng)
     return flat.reshape(a.shape).astype(a.dtype)
 
 
@@ -118,17 +126,17 @@ _TOKEN = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![
 
 
 def scramble_numbers(text: str, rng: random.Random) -> str | None:
-    """Not a table: every number in the text scaled by a factor of its own (integers stay
-    integers); None when there is no number to scale."""
+    """Not a table: every number in the text scaled by one factor far from 1 (integers stay
+    integers), so whatever is computed from them moves; None when there is no number to scale."""
     found = False
+    k = factor(rng)
 
     def one(m: re.Match) -> str:
         nonlocal found
         found = True
-        factor = rng.uniform(0.5, 1.5)
         if _INT.match(m.group()):
-            return str(int(round(int(m.group()) * factor)))
-        return repr(float(m.group()) * factor)
+            return str(int(round(int(m.group()) * k)))
+        return repr(float(m.group()) * k)
 
     out = _TOKEN.sub(one, text)
     return out if found else None
