@@ -63,6 +63,19 @@ def test_pip_installs_through_the_proxy_under_packages_and_not_under_none(tmp_pa
         assert "network_denied" in verdict["flags"]
 
 
+def test_a_package_file_crosses_the_network_once_for_every_trial(tmp_path, upstream, monkeypatch, sandbox_name):
+    monkeypatch.setenv("PIP_INDEX_URL", f"{upstream.origin}/simple/")
+    monkeypatch.setenv("RECLAIM_PACKAGE_CACHE", str(tmp_path / "packages"))
+    agent = write_agent(tmp_path / "installer.sh", "pip install -q --no-cache-dir tinypkg && python3 -c 'import tinypkg'\n")
+    suite = write_suite(tmp_path / "suite", [task_yaml("net-cache", "retrain")])
+    rd, records = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, seeds=2, jobs=1)
+    downloads = [p for p in upstream.paths() if p.startswith("/files/tinypkg")]
+    assert len(downloads) == 1, downloads
+    second = [e for e in _events(rd.trial_dir(records[1].trial_id), "network_request") if "/files/" in e["url"]]
+    assert second and "served from the package cache" in second[0]["rule"] and second[0]["bytes_down"] > 0
+    assert not any(p.name.startswith(".part-") for p in (tmp_path / "packages").iterdir())
+
+
 def _reimplement_with_official_code(tmp_path: Path, upstream: Upstream) -> Path:
     commit = subprocess.run(["git", "-C", str(upstream.git_root / "official.git"), "rev-parse", "HEAD"],
                             capture_output=True, text=True, check=True).stdout.strip()

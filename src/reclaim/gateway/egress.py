@@ -29,6 +29,7 @@ import h11
 import httpx
 from pydantic import BaseModel
 
+from reclaim.gateway.pkgcache import PackageCache, serve_cached
 from reclaim.gateway.policy import Decision, EgressPolicy, Url, parse
 from reclaim.gateway.tls import CertificateAuthority, system_bundle
 
@@ -141,9 +142,11 @@ class _Conn:
 
 class EgressProxy:
     def __init__(self, upstream_verify: str | bool | ssl.SSLContext | None = None,
-                 limits: EgressLimits | None = None):
-        """upstream_verify: a CA bundle, an SSLContext, or None for the host's trust store."""
+                 limits: EgressLimits | None = None, package_cache: PackageCache | None = None):
+        """upstream_verify: a CA bundle, an SSLContext, or None for the host's trust store;
+        package_cache: where package files fetched once are kept for every later trial."""
         self.limits = limits or EgressLimits()
+        self.package_cache = package_cache
         self._verify = upstream_verify if upstream_verify is not None else system_bundle()
         self.root = Path(tempfile.mkdtemp(prefix="reclaim-eg-"))  # short: socket paths are limited
         self.root.chmod(0o755)
@@ -395,10 +398,16 @@ class EgressProxy:
                     raise _Closed("client closed during the request body")
 
         framed = any(k in ("content-length", "transfer-encoding") for k, _ in headers)
+        cache = self.package_cache if self.package_cache and not framed and self.package_cache.cacheable(
+            method, str(url), headers) else None
         keep, error = True, None
         try:
             if not framed:
                 await conn.next(self.limits.idle_timeout_s)  # its EndOfMessage
+            if cache is not None and (hit := cache.lookup(str(url))) is not None:
+                rec["status"], rec["rule"] = 200, rec["rule"] + "; served from the package cache"
+                sizes["down"] = await serve_cached(conn.send, *hit)
+                return True
             request = self._client.build_request(method, str(url), headers=out,
                                                  content=body() if framed else None)
             for k in ("accept", "accept-encoding", "user-agent"):  # httpx's defaults: the client's own only
@@ -410,18 +419,29 @@ class EgressProxy:
                 rec["status"], error = 502, f"upstream: {type(e).__name__}: {e}"
                 await conn.reply(502, f"reclaim egress: {error}")
                 return False
+            keeper = None
             try:
                 rec["status"] = resp.status_code
                 rh = [(k, v) for k, v in resp.headers.multi_items() if k.lower() not in HOP]
                 await conn.send(h11.Response(status_code=resp.status_code, headers=rh,
                                              reason=resp.reason_phrase.encode("latin-1", "replace")))
+                keeper = cache.writer(str(url), resp.headers.get("content-type", "")) if (
+                    cache is not None and resp.status_code == 200 and "content-encoding" not in resp.headers) else None
                 async for chunk in resp.aiter_raw():
                     sizes["down"] += len(chunk)
+                    if keeper is not None:
+                        keeper.write(chunk)
                     await conn.send(h11.Data(data=chunk))
                 await conn.send(h11.EndOfMessage())
+                if keeper is not None:
+                    length = resp.headers.get("content-length")
+                    keeper.finish(int(length) if length and length.isdigit() else None)
+                    keeper = None
             except httpx.HTTPError as e:
                 keep, error = False, f"upstream broke off: {type(e).__name__}: {e}"
             finally:
+                if keeper is not None:  # broken off: what arrived is not the file
+                    keeper.finish(-1)
                 await resp.aclose()
         except _Closed as e:
             keep, error = False, str(e)

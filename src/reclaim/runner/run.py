@@ -13,6 +13,7 @@ from reclaim.agents import make_agent
 from reclaim.budget.gpus import Allocator, GpuError, discover
 from reclaim.gateway import Gateway, Upstreams
 from reclaim.gateway.egress import EgressProxy
+from reclaim.gateway.pkgcache import PackageCache
 from reclaim.gateway.policy import package_hosts
 from reclaim.judge import JudgeConfig, make_judge
 from reclaim.materials import MaterialCache, MaterialsError, prefetch
@@ -188,7 +189,7 @@ def make_settings(rd: RunDir, spec: RunSpec, suite: Suite, pending: list) -> Tri
                              cache=MaterialCache(Path(spec.materials_cache) if spec.materials_cache else None,
                                                  offline=spec.offline), image=spec.image)
     if pending and spec.sandbox != "process":  # the only way out of a sandbox; every request on the record
-        settings.egress = EgressProxy().start()
+        settings.egress = EgressProxy(package_cache=PackageCache()).start()
         settings.package_hosts, settings.index_env = package_hosts(), index_env()
     if pending and any(make_agent(agent).needs_model for _, agent, _ in pending):
         settings.gateway = Gateway(Upstreams.model_validate(spec.upstreams)).start()
