@@ -87,10 +87,16 @@ def find_python(version: str | None) -> Path:
     for p in candidates():
         if _version_of(p).startswith(version + "."):
             return p
+    if (uv := shutil.which("uv")) is not None:  # uv's own interpreters: found, else installed once
+        for args in (["python", "find", version], ["python", "install", version], ["python", "find", version]):
+            out = subprocess.run([uv, *args], capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
+            if args[1] == "find" and out.returncode == 0 and out.stdout.strip():
+                return Path(out.stdout.strip().splitlines()[-1])
     seen = sorted({_version_of(p).rsplit(".", 1)[0] for p in candidates()})
     raise EnvironmentFailed(
-        f"environment.python: no Python {version} on this host (found {', '.join(seen) or 'none'}); "
-        f"install it, list its interpreter in ${PYTHONS_VAR}, or declare one of those versions")
+        f"environment.python: no Python {version} on this host (found {', '.join(seen) or 'none'}"
+        f"{'' if shutil.which('uv') else '; uv is not installed'}); install it (uv python install {version}, "
+        f"pyenv install {version}), list its interpreter in ${PYTHONS_VAR}, or declare one of those versions")
 
 
 def _prefix_binds(python: Path) -> list[str]:
