@@ -18,7 +18,7 @@ from reclaim.sandbox import untrusted
 from reclaim.spec import TaskSpec
 from reclaim.store.files import TRACE, TRIAL_JSON, read_model
 from reclaim.store.models import ReexecRecord, TrialRecord
-from reclaim.trace import BudgetEvent, CommandFinished, Note, read_trace
+from reclaim.trace import BudgetEvent, CommandFinished, NetworkRequest, Note, WithheldFound, read_trace
 
 EVIDENCE_VERSION = 1
 DEFAULT_TOKENS = 30_000
@@ -139,7 +139,7 @@ def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT
     raw = {e.id: (_read_stream(trial_dir, e.stdout_file) or e.stdout,
                   _read_stream(trial_dir, e.stderr_file) or e.stderr) for e in finished}
     outputs = _result_outputs(trial_dir, finished, rx)
-    notes = [_note(e) for e in trace if isinstance(e, (Note, BudgetEvent))]
+    notes = [_note(e) for e in trace if isinstance(e, (Note, BudgetEvent))] + _network(trace)
     if rec is not None and not rec.isolated:
         notes.append("monitor: the trial ran WITHOUT a sandbox (process backend)")
 
@@ -177,6 +177,20 @@ def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT
         per_stream //= 2
     ev._streams = {e.id: (e.stdout_file, e.stderr_file) for e in finished}
     return ev
+
+
+def _network(trace: list, limit: int = 40) -> list[str]:
+    """What the sandboxes asked of other hosts, as the egress proxy decided it, and any withheld
+    material found in the agent's files."""
+    net = [e for e in trace if isinstance(e, NetworkRequest)]
+    out = [f"[event {e.id}] network {e.method} {e.url[:200]} -> {e.status} "
+           f"({'allowed' if e.allowed else 'DENIED'}: {e.rule[:120]}"
+           f"{'; a URL of the withheld ' + e.forbidden if e.forbidden else ''})" for e in net[:limit]]
+    if len(net) > limit:
+        out.append(f"... {len(net) - limit} more network requests ({sum(not e.allowed for e in net)} denied in all)")
+    out += [f"[event {e.id}] WITHHELD MATERIAL FOUND ({e.material}): {'; '.join(e.files[:10])}"
+            for e in trace if isinstance(e, WithheldFound)]
+    return out
 
 
 def _note(e) -> str:
