@@ -30,8 +30,9 @@ import httpx
 from pydantic import BaseModel
 
 from reclaim.gateway.pkgcache import PackageCache, serve_cached
-from reclaim.gateway.policy import Decision, EgressPolicy, Url, parse
+from reclaim.gateway.policy import Decision, EgressPolicy
 from reclaim.gateway.tls import CertificateAuthority, system_bundle
+from reclaim.gateway.urls import Url, parse
 
 SOCKET_NAME = "proxy.sock"
 BUNDLE_NAME = "ca.pem"
