@@ -56,6 +56,9 @@ class Dimension:
         return keep | {
             "PATH": f"{self.venv / 'bin'}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             "HOME": self.home, "USER": self.user, "LOGNAME": self.user,
+            # caches of this user's own: the harness prepares environments and materials as it
+            "RECLAIM_ENVS_CACHE": f"/var/tmp/reclaim-test-envs-{self.uid}",
+            "RECLAIM_MATERIALS_CACHE": f"/var/tmp/reclaim-test-materials-{self.uid}",
             "OPENAI_API_KEY": self.secret, "ANTHROPIC_API_KEY": self.secret + "-ant",
             "GEMINI_API_KEY": self.secret + "-gem", "AWS_SECRET_ACCESS_KEY": self.secret + "-aws",
         }
