@@ -30,6 +30,8 @@ from reclaim.spec import Environment, Task
 ENVS_VAR = "RECLAIM_ENVS_CACHE"
 PYTHONS_VAR = "RECLAIM_PYTHONS"
 VENV_INSIDE = "/opt/reclaim/venv"
+ENV_INSIDE = "/opt/reclaim/env"
+"""The prepared environment, also bound here: a path every image lets the sandbox user reach."""
 TEMPLATE = "trial-venv"
 DONE = ".reclaim-complete"
 RECORD = "environment.json"
@@ -212,8 +214,9 @@ def _host(env: Environment) -> PreparedEnv:
                                   if not str(Path(d).resolve()).startswith("/usr/")}), host_python=True, cached=True)
 
 
-def trial_venv(prepared: PreparedEnv, dest: Path, inside: str = VENV_INSIDE) -> None:
-    """A writable environment for one trial at ``dest``, as it will be seen at ``inside``."""
+def trial_venv(prepared: PreparedEnv, dest: Path, inside: str = VENV_INSIDE, env_inside: str | None = None) -> None:
+    """A writable environment for one trial at ``dest``, as it will be seen at ``inside``;
+    ``env_inside``: where the prepared environment is bound (default: at its own path)."""
     if prepared.host_python:
         _run([sys.executable, "-m", "venv", "--without-pip", str(dest)], None, "creating the trial environment")
         site = Path(dest, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages")
@@ -229,6 +232,9 @@ def trial_venv(prepared: PreparedEnv, dest: Path, inside: str = VENV_INSIDE) -> 
             f.write_text(f.read_text(encoding="utf-8").replace(tpl, inside), encoding="utf-8")
     cfg = dest / "pyvenv.cfg"
     cfg.write_text(cfg.read_text(encoding="utf-8").replace(tpl, inside), encoding="utf-8")
+    if env_inside is not None and not prepared.host_python:
+        for pth in dest.glob(f"lib/python3*/site-packages/{LAYER_PTH}"):
+            pth.write_text(prepared.site_packages.replace(prepared.path, env_inside, 1) + "\n")
 
 
 def sandbox_env(inside: str = VENV_INSIDE) -> dict[str, str]:

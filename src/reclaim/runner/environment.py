@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reclaim.materials.environment import (
+    ENV_INSIDE,
     RECORD,
     VENV_INSIDE,
     EnvironmentFailed,
@@ -45,7 +46,7 @@ class TrialEnv:
         except EnvironmentFailed as e:
             raise EnvironmentFailed(f"{task.dir / 'task.yaml'}: {e}") from None
         env = cls(prepared, tdir, isolated)
-        trial_venv(prepared, tdir / VENV, env.venv_inside)
+        trial_venv(prepared, tdir / VENV, env.venv_inside, ENV_INSIDE if isolated else None)
         for name in (HOME, TMP):
             (tdir / name).mkdir()
         (tdir / TMP).chmod(0o1777)
@@ -57,8 +58,13 @@ class TrialEnv:
         return VENV_INSIDE if self.isolated else str((self.tdir / VENV).resolve())
 
     def _shared(self) -> list[Bind]:
-        paths = [] if self.prepared.host_python else [self.prepared.path]
-        return [Bind(Path(p), p) for p in [*paths, *self.prepared.binds]]
+        """The prepared environment at its own path (its scripts name it) and at ENV_INSIDE, which
+        the trial's .pth names: a container image may not let the sandbox user through the
+        folders above its own path (an image's /root is 0700)."""
+        if self.prepared.host_python:
+            return [Bind(Path(p), p) for p in self.prepared.binds]
+        env = Path(self.prepared.path)
+        return [Bind(env, str(env)), Bind(env, ENV_INSIDE), *(Bind(Path(p), p) for p in self.prepared.binds)]
 
     def agent_binds(self) -> list[Bind]:
         if not self.isolated:

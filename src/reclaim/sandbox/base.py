@@ -144,7 +144,7 @@ class HostWorkspace:
         self._procs.clear()
 
 
-def relay(config: SandboxConfig) -> list[str]:
+def relay(config: SandboxConfig, python: str | None = None) -> list[str]:
     """The command prefix that relays the sandbox's loopback ports to the gateway's and the egress
     proxy's sockets (bound at GATEWAY_DIR and EGRESS_DIR); empty when neither is given. It runs
     with the system's interpreter, not one the agent could have replaced."""
@@ -155,7 +155,8 @@ def relay(config: SandboxConfig) -> list[str]:
         pairs += [str(EGRESS_PORT), f"{EGRESS_DIR}/proxy.sock"]
     if not pairs:
         return []
-    python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else "python3"
+    if python is None:  # a sandbox that shows the host's /usr
+        python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else "python3"
     return [python, FORWARDER_INSIDE, *pairs, "--"]
 
 

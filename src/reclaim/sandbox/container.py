@@ -29,17 +29,20 @@ from pathlib import Path
 from reclaim.sandbox import engines, execlog, identity
 from reclaim.sandbox.base import (
     DEFAULT_PATH,
+    EGRESS_DIR,
+    FORWARDER,
+    FORWARDER_INSIDE,
     ExecResult,
     HostWorkspace,
     SandboxConfig,
     SandboxError,
     base_env,
     kill_tree,
+    relay,
     run_killable,
 )
 from reclaim.sandbox.bwrap import EXEC_DIR, GATEWAY_DIR, GATEWAY_PORT, WORKSPACE
 
-EGRESS_DIR = "/run/reclaim-egress"
 DROP_CAPS = ["SETUID", "SETGID", "SETPCAP", "SYS_PTRACE"]  # strace and setpriv, which drops them all
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 _NOT_FOUND = "executable file not found"
@@ -214,6 +217,8 @@ class ContainerSandbox(HostWorkspace):
             mounts.append((str(self.config.gateway.resolve()), GATEWAY_DIR, False))
         if self.config.egress is not None:
             mounts.append((str(self.config.egress.resolve()), EGRESS_DIR, False))
+        if self.config.gateway is not None or self.config.egress is not None:
+            mounts.append((str(FORWARDER), FORWARDER_INSIDE, False))
         masks = []
         for h in self.config.hidden:
             h = h.resolve()
@@ -246,9 +251,7 @@ class ContainerSandbox(HostWorkspace):
         if "PATH" not in self.config.env and "PATH" not in (env or {}):
             full_env["PATH"] = DEFAULT_PATH  # the host's virtual environment is not in the image
         asked = cmd
-        if self.config.gateway is not None:  # the same relay as bwrap's: python3 must be in the image
-            cmd = ["python3", f"{GATEWAY_DIR}/forward.py", str(GATEWAY_PORT), f"{GATEWAY_DIR}/gateway.sock",
-                   "--", *cmd]
+        cmd = relay(self.config, "python3") + cmd  # the same relays as bwrap's: python3 must be in the image
         user, caps, log, outside, mounts = self._user(), [], None, False, []
         if self.engine.name == "apptainer":
             if execlog.strace() is not None:  # apptainer's processes descend from its client
