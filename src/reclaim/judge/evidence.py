@@ -18,7 +18,14 @@ from reclaim.sandbox import untrusted
 from reclaim.spec import TaskSpec
 from reclaim.store.files import TRACE, TRIAL_JSON, read_model
 from reclaim.store.models import ReexecRecord, TrialRecord
-from reclaim.trace import BudgetEvent, CommandFinished, NetworkRequest, Note, WithheldFound, read_trace
+from reclaim.trace import (
+    BudgetEvent,
+    CommandFinished,
+    NetworkRequest,
+    Note,
+    WithheldFound,
+    read_trace,
+)
 
 EVIDENCE_VERSION = 1
 DEFAULT_TOKENS = 30_000
