@@ -72,10 +72,22 @@ def _engine(name: str | None) -> engines.Engine:
     return engine
 
 
+def image_id(engine: engines.Engine, image: str) -> str | None:
+    """The image's content id in the engine's local store (a .sif's path and mtime), None when absent."""
+    if engine.name == "apptainer":  # a local .sif; docker:// or oras:// would need the network
+        p = Path(image)
+        return f"{p.resolve()}@{p.stat().st_mtime_ns}" if p.is_file() else None
+    res = subprocess.run(engine.image_exists_argv(image), check=False, capture_output=True, text=True)
+    return res.stdout.strip() or image if res.returncode == 0 else None
+
+
 def image_present(engine: engines.Engine, image: str) -> bool:
-    if engine.name == "apptainer":
-        return Path(image).is_file()  # a local .sif; docker:// or oras:// would need the network
-    return subprocess.run(engine.image_exists_argv(image), check=False, capture_output=True).returncode == 0
+    return image_id(engine, image) is not None
+
+
+_TOOLS: dict[tuple, dict[str, str]] = {}
+"""Where an image keeps strace and setpriv, per engine and image id: probed once per process."""
+REMOVE_BATCH = 16
 
 
 def ensure_image(dockerfile: Path, context: Path, engine: str | None = None) -> str:
@@ -155,6 +167,8 @@ class ContainerSandbox(HostWorkspace):
         self.memory_mb, self.cpus, self.pids = memory_mb, cpus, pids
         self._procs: set = set()
         self._live: set[str] = set()
+        self._exited: list[str] = []  # ended containers, removed in batches (off each command's path)
+        self.image_id: str | None = None
         self._private: Path | None = None
         self.engine: engines.Engine | None = None
         self.image: str | None = None
@@ -169,7 +183,8 @@ class ContainerSandbox(HostWorkspace):
         if image is None:
             raise SandboxError("the container sandbox needs an image: set environment.image in task.yaml, "
                                "pass --image, or set $RECLAIM_CONTAINER_IMAGE")
-        if not image_present(self.engine, image):
+        self.image_id = image_id(self.engine, image)
+        if self.image_id is None:
             e = self.engine.name
             raise SandboxError(f"image '{image}' is not in {e}'s local store (nothing is pulled during a trial): "
                                f"{e} pull {image}, {e} load -i IMAGE.tar, or build it "
@@ -183,6 +198,10 @@ class ContainerSandbox(HostWorkspace):
         if self.config.tmp is not None:
             self.config.tmp.mkdir(parents=True, exist_ok=True)
             self.identity.give_tree(self.config.tmp)
+        for host, inside, _ in self._mounts()[0]:  # the probe is cached per image: check what it checked
+            if not os.path.exists(host):
+                raise SandboxError(f"{self.engine.name} could not start the container: the bind source "
+                                   f"{host} (for {inside}) does not exist")
         self._private = Path(tempfile.mkdtemp(prefix="reclaim-ctr-"))  # 0700: env files, empty dir
         (self._private / "empty").mkdir(mode=0o755)
         try:
@@ -195,13 +214,19 @@ class ContainerSandbox(HostWorkspace):
         """Where the image keeps strace and setpriv (the exec record needs both), if it does."""
         if self.engine is None or self.engine.name == "apptainer":
             return {}
+        key = (self.engine, self.image_id, self._user())
+        if key in _TOOLS:
+            return dict(_TOOLS[key])
         out = self._private / "probe"
         script = "for t in strace setpriv; do p=$(command -v $t) && echo $t=$p; done; true"
         res = self._run(["/bin/sh", "-c", script], out, out.with_suffix(".err"), timeout=120, env={},
                         user=self._user(), caps=[], mounts=[])
         tools = dict(ln.split("=", 1) for ln in out.read_text(errors="replace").splitlines() if "=" in ln) \
             if res.exit_code == 0 else {}
-        return {k: v for k, v in tools.items() if k in ("strace", "setpriv") and v.startswith("/")}
+        tools = {k: v for k, v in tools.items() if k in ("strace", "setpriv") and v.startswith("/")}
+        if res.exit_code == 0:
+            _TOOLS[key] = dict(tools)
+        return tools
 
     def _user(self) -> tuple[int, int] | None:
         return (self.identity.uid, self.identity.gid) if self.identity.dedicated else None
@@ -332,7 +357,8 @@ class ContainerSandbox(HostWorkspace):
         return res
 
     def _settle(self, name: str, res: ExecResult, stderr: Path) -> None:
-        """Remove the container; tell an engine that never started it from a command that failed."""
+        """Mark the container for removal (in a batch); tell an engine that never started it from a
+        command that failed."""
         assert self.engine is not None
         state = ""
         if res.timed_out:
@@ -340,8 +366,9 @@ class ContainerSandbox(HostWorkspace):
         elif res.exit_code in (125, 126, 127):  # the engine's own codes, or the command's: ask
             q = subprocess.run(self.engine.inspect_argv(name), check=False, capture_output=True, text=True)
             state = q.stdout.strip() if q.returncode == 0 else "absent"
-        subprocess.run(self.engine.remove_argv(name), check=False, capture_output=True)
-        self._live.discard(name)
+        self._exited.append(name)  # removed later, many at once: each removal is a client's start
+        if res.timed_out or len(self._exited) >= REMOVE_BATCH:  # a killed one goes at once
+            self._remove_exited()
         never_ran = state == "absent" or state.startswith("created") or " 0001-01-01" in state
         if never_ran:
             detail = stderr.read_text(errors="replace").strip()[-2000:]  # the engine's words only
@@ -349,14 +376,23 @@ class ContainerSandbox(HostWorkspace):
                 return  # the command does not exist: its failure, as a shell's 127
             raise SandboxError(f"{self.engine.name} could not start the container: {detail}")
 
+    def _remove_exited(self) -> None:
+        assert self.engine is not None
+        names, self._exited = self._exited, []
+        if names:
+            subprocess.run(self.engine.remove_argv(*names), check=False, capture_output=True)
+            self._live.difference_update(names)
+
     def stop(self) -> None:
         for proc in list(self._procs):
             kill_tree(proc)
         self._procs.clear()
         if self.engine is not None:
-            for name in list(self._live):
+            running = [n for n in self._live if n not in self._exited]
+            for name in running:
                 subprocess.run(self.engine.kill_argv(name), check=False, capture_output=True)
-                subprocess.run(self.engine.remove_argv(name), check=False, capture_output=True)
+            self._exited += running
+            self._remove_exited()
             self._live.clear()
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)

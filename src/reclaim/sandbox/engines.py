@@ -64,9 +64,9 @@ class Engine:
             return apptainer_argv(self.exe, r)
         return self.base() + oci_argv(self.name, r)
 
-    def remove_argv(self, name: str) -> list[str]:
-        return self.base() + ["rm", "--force", "--time", "0", name] if self.name == "podman" \
-            else self.base() + ["rm", "--force", name]
+    def remove_argv(self, *names: str) -> list[str]:
+        return self.base() + ["rm", "--force", "--time", "0", *names] if self.name == "podman" \
+            else self.base() + ["rm", "--force", *names]
 
     def kill_argv(self, name: str) -> list[str]:
         return self.base() + ["kill", "--signal", "KILL", name]
