@@ -55,6 +55,8 @@ class PreparedEnv(BaseModel):
     packages: list[str] = Field(default_factory=list, description="pip freeze of what was installed.")
     binds: list[str] = Field(default_factory=list, description="Host folders bound read-only at their own path.")
     host_python: bool = False
+    image: str | None = Field(default=None, description="The container image whose own Python this is "
+                              "(nothing prepared on the host; the trial's venv was made inside it).")
     prepared_s: float = 0.0
     cached: bool = False
 
@@ -193,16 +195,22 @@ def _build(path: Path, python: Path, packages: list[str], req_text: str, log: Pa
     (path / DONE).write_text(record.model_dump_json(indent=1))
 
 
+def pip_scripts(bin_dir: Path) -> None:
+    """pip and pip3 as the environment's own ``python -m pip``: no absolute path baked in."""
+    for name in ("pip", "pip3"):
+        script = bin_dir / name
+        script.unlink(missing_ok=True)
+        script.write_text("#!/bin/sh\nexec \"$(dirname \"$0\")/python\" -m pip \"$@\"\n")
+        script.chmod(0o755)
+
+
 def _template(path: Path, python: Path, site: str) -> None:
     """The trial's own environment, made once: copied per trial, named by where it is bound."""
     tpl = path / TEMPLATE
     _run([str(python), "-m", "venv", "--without-pip", str(tpl)], None, "creating the trial environment")
     inner_site = Path(site.replace(str(path), str(tpl), 1))
     (inner_site / LAYER_PTH).write_text(site + "\n")
-    for name in ("pip", "pip3"):
-        script = tpl / "bin" / name
-        script.write_text("#!/bin/sh\nexec \"$(dirname \"$0\")/python\" -m pip \"$@\"\n")
-        script.chmod(0o755)
+    pip_scripts(tpl / "bin")
 
 
 def _host(env: Environment) -> PreparedEnv:
@@ -221,9 +229,7 @@ def trial_venv(prepared: PreparedEnv, dest: Path, inside: str = VENV_INSIDE, env
         _run([sys.executable, "-m", "venv", "--without-pip", str(dest)], None, "creating the trial environment")
         site = Path(dest, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages")
         (site / LAYER_PTH).write_text(prepared.site_packages + "\n")
-        for name in ("pip", "pip3"):
-            (dest / "bin" / name).write_text("#!/bin/sh\nexec \"$(dirname \"$0\")/python\" -m pip \"$@\"\n")
-            (dest / "bin" / name).chmod(0o755)
+        pip_scripts(dest / "bin")
     else:
         shutil.copytree(Path(prepared.path) / TEMPLATE, dest, symlinks=True)
     tpl = str(Path(prepared.path) / TEMPLATE) if not prepared.host_python else str(dest)

@@ -231,7 +231,7 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
     ws, logs = tdir / "workspace", tdir / "agent"
     logs.mkdir()
     with timer("environment_s"):
-        tenv = TrialEnv.create(task, tdir, isolated=s.sandbox != "process")
+        tenv = TrialEnv.create(task, tdir, isolated=s.sandbox != "process", backend=s.sandbox, image=task_image(s, task))
     rec.environment = tenv.prepared.key
     trace.emit(Note, phase="setup", level="info", message=environment_note(tenv.prepared))
     account = None
