@@ -85,6 +85,23 @@ def image_present(engine: engines.Engine, image: str) -> bool:
     return image_id(engine, image) is not None
 
 
+_IDS: dict[tuple, tuple[str, float]] = {}
+ID_TTL_S = 60.0
+
+
+def _recent_id(engine: engines.Engine, image: str) -> str | None:
+    """image_id, taken from the last minute's answer when the image was there: every sandbox of a
+    trial starts from it, and an image removed since fails its first command as the engine's error."""
+    now = time.monotonic()
+    hit = _IDS.get((engine, image))
+    if hit is not None and now - hit[1] < ID_TTL_S:
+        return hit[0]
+    found = image_id(engine, image)
+    if found is not None:
+        _IDS[(engine, image)] = (found, now)
+    return found
+
+
 _TOOLS: dict[tuple, dict[str, str]] = {}
 """Where an image keeps strace and setpriv, per engine and image id: probed once per process."""
 REMOVE_BATCH = 16
@@ -183,7 +200,7 @@ class ContainerSandbox(HostWorkspace):
         if image is None:
             raise SandboxError("the container sandbox needs an image: set environment.image in task.yaml, "
                                "pass --image, or set $RECLAIM_CONTAINER_IMAGE")
-        self.image_id = image_id(self.engine, image)
+        self.image_id = _recent_id(self.engine, image)
         if self.image_id is None:
             e = self.engine.name
             raise SandboxError(f"image '{image}' is not in {e}'s local store (nothing is pulled during a trial): "
