@@ -15,14 +15,31 @@ def _t(value, direction):
 
 def test_tolerance_widens_only_the_losing_side():
     hi = acceptance(_t(0.9, "higher_is_better"), Criteria(abs_tol=0.01))
-    assert hi.accepts(0.891) and hi.accepts(0.99) and not hi.accepts(0.889)
+    assert hi.accepts(0.891) and hi.accepts(0.93) and not hi.accepts(0.889)
     lo = acceptance(_t(2.0, "lower_is_better"), Criteria(rel_tol=0.05))
-    assert lo.accepts(2.1) and lo.accepts(1.0) and not lo.accepts(2.11)
+    assert lo.accepts(2.1) and lo.accepts(1.7) and not lo.accepts(2.11)
     m = acceptance(_t(5.0, "match"), Criteria(abs_tol=0.1, rel_tol=0.04))
     assert m.tol == 0.2 and m.accepts(4.8) and not m.accepts(5.21)
     iv = acceptance(_t(1.0, "higher_is_better"), Criteria(interval=(0.9, 1.1)))
     assert iv.accepts(0.95) and not iv.accepts(1.2)
     assert not hi.accepts(math.nan)
+
+
+def test_better_than_the_paper_is_bounded():
+    """Claiming 0.99 for a paper's 0.81 is not a reproduction: past PLAUSIBLE_TOLERANCES
+    tolerances on the better side the rules do not accept, and say why."""
+    acc = acceptance(_t(0.81, "higher_is_better"), Criteria(abs_tol=0.02))
+    assert acc.accepts(0.80) and acc.accepts(0.89) and not acc.accepts(0.99)
+    assert acc.implausible(0.99) and not acc.implausible(0.70)
+    assert "better than the paper" in acc.why_not(0.99) and "misses" in acc.why_not(0.70)
+    assert acc.why_not(0.85) == ""
+    lo = acceptance(_t(3.0, "lower_is_better"), Criteria(abs_tol=0.5))
+    assert lo.accepts(1.01) and not lo.accepts(0.99)
+    own = acceptance(_t(0.81, "higher_is_better"), Criteria(abs_tol=0.02, max_better=0.01))
+    assert own.accepts(0.82) and not own.accepts(0.83)
+    free = acceptance(_t(0.81, "higher_is_better"), Criteria(abs_tol=0.02, max_better=math.inf))
+    assert free.accepts(0.99) and "plausibly" not in free.rule
+    assert acceptance(_t(0.81, "higher_is_better"), Criteria(abs_tol=0.0)).accepts(0.99)  # no spread: no bound
 
 
 def test_consistency_uses_the_tolerance():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -75,15 +76,17 @@ class AgentContext:
         spec = self.task.spec
         sb = self.recorder.sandbox
         ws = sb.workspace_inside
+        primary = next(m for m in spec.metrics() if m.name == spec.target.primary)
         return {
             "RECLAIM_TASK_ID": spec.id,
             "RECLAIM_LEVEL": spec.level.value,
             "RECLAIM_WORKSPACE": ws,
             "RECLAIM_TASK_FILE": f"{ws}/TASK.md",
             "RECLAIM_PAPER": f"{ws}/paper.md",
-            "RECLAIM_METRIC": spec.target.metric,
-            "RECLAIM_TARGET_VALUE": repr(spec.target.value),
-            "RECLAIM_DIRECTION": spec.target.direction.value,
+            "RECLAIM_METRIC": primary.name,
+            "RECLAIM_TARGET_VALUE": repr(primary.value),
+            "RECLAIM_DIRECTION": primary.direction.value,
+            "RECLAIM_METRICS": json.dumps({m.name: m.value for m in spec.metrics()}),
             "RECLAIM_WALL_SECONDS": f"{self.recorder.deadline.remaining:.0f}",
             "RECLAIM_SEED": str(self.seed),
             "RECLAIM_AGENT_LOGS": sb.inside(self.agent_logs),

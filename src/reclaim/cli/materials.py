@@ -53,7 +53,7 @@ def fetch(
     failed = 0
     for task in s.tasks:
         spec_file = task.dir / "task.yaml"
-        wanted = [(name, ref) for name in KINDS if (ref := getattr(task.spec.materials, name)) is not None]
+        wanted = list(task.spec.materials.refs().items())
         for name, ref in wanted:
             try:
                 m = mc.get(ref, task.dir, f"{spec_file}: materials.{name}")

@@ -43,8 +43,9 @@ def list_tasks(suite: Annotated[Optional[str], typer.Argument(help="Suite folder
     arrow = {"higher_is_better": "≥", "lower_is_better": "≤", "match": "≈"}
     for t in s.tasks:
         sp = t.spec
-        table.add_row(t.id, sp.level.value, ",".join(sp.withheld()) or "-", sp.target.metric,
-                      f"{arrow[sp.target.direction.value]} {sp.target.value:g}",
+        ms = sp.metrics()
+        table.add_row(t.id, sp.level.value, ",".join(sp.withheld()) or "-", ", ".join(m.name for m in ms),
+                      ", ".join(f"{arrow[m.direction.value]} {m.value:g}" for m in ms),
                       f"{sp.budget.wall_minutes:g} min, {sp.budget.gpu_hours:g} GPU-h", t.hash[:8])
     console.print(table)
 

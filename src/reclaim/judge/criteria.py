@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from reclaim.spec import Criteria, Direction, Target
+from reclaim.spec import Criteria, Direction, Metric, Target
+from reclaim.spec.claims import PLAUSIBLE_TOLERANCES
 
 
 @dataclass(frozen=True)
@@ -14,27 +15,56 @@ class Acceptance:
     high: float
     rule: str
     tol: float
+    plausible_low: float = -math.inf
+    """Past these, on the better side of a one-sided target, a value is implausibly good."""
+    plausible_high: float = math.inf
+
+    @property
+    def range(self) -> tuple[float, float]:
+        """The accepted values, plausibility included."""
+        return max(self.low, self.plausible_low), min(self.high, self.plausible_high)
 
     def accepts(self, value: float) -> bool:
-        return math.isfinite(value) and self.low <= value <= self.high
+        return (math.isfinite(value) and self.low <= value <= self.high
+                and self.plausible_low <= value <= self.plausible_high)
+
+    def implausible(self, value: float) -> bool:
+        """Better than the paper by more than the task finds plausible (a one-sided target)."""
+        return math.isfinite(value) and not self.plausible_low <= value <= self.plausible_high
+
+    def why_not(self, value: float) -> str:
+        """Why ``value`` is not accepted, in words ('' when it is)."""
+        if self.accepts(value):
+            return ""
+        if self.implausible(value):
+            bound = self.plausible_high if value > self.plausible_high else self.plausible_low
+            return (f"{value!r} is better than the paper by more than is plausible (bound {bound:g}): "
+                    "the rules alone do not accept it")
+        return f"{value!r} misses {self.rule}"
 
 
-def acceptance(target: Target, criteria: Criteria) -> Acceptance:
-    """The range of values that reproduce the target.
+def acceptance(target: Target | Metric, criteria: Criteria | None = None) -> Acceptance:
+    """The range of values that reproduce one number of the target.
 
     A tolerance is the larger of abs_tol and rel_tol x |target|. It widens the target on the
-    losing side only: beating a higher_is_better target still reproduces it.
+    losing side. On the better side of a one-sided target a value is accepted up to
+    ``max_better`` past the paper's (default: PLAUSIBLE_TOLERANCES tolerances; none when the
+    tolerance is 0): beating a paper by far more than its own spread is a claim to check, not a
+    reproduction. ``direction: match`` and intervals are two-sided already.
     """
-    if criteria.interval is not None:
-        lo, hi = criteria.interval
+    c = target.criteria if criteria is None else criteria
+    if c.interval is not None:
+        lo, hi = c.interval
         return Acceptance(lo, hi, f"value in [{lo:g}, {hi:g}]", (hi - lo) / 2)
-    tol = max(criteria.abs_tol or 0.0, (criteria.rel_tol or 0.0) * abs(target.value))
+    tol = max(c.abs_tol or 0.0, (c.rel_tol or 0.0) * abs(target.value))
     t = target.value
+    if target.direction == Direction.match:
+        return Acceptance(t - tol, t + tol, f"|value - {t:g}| <= {tol:g}", tol)
+    better = c.max_better if c.max_better is not None else (PLAUSIBLE_TOLERANCES * tol if tol > 0 else math.inf)
+    bound = "" if math.isinf(better) else f" (and plausibly at most {better:g} better)"
     if target.direction == Direction.higher_is_better:
-        return Acceptance(t - tol, math.inf, f"value >= {t:g} - {tol:g}", tol)
-    if target.direction == Direction.lower_is_better:
-        return Acceptance(-math.inf, t + tol, f"value <= {t:g} + {tol:g}", tol)
-    return Acceptance(t - tol, t + tol, f"|value - {t:g}| <= {tol:g}", tol)
+        return Acceptance(t - tol, math.inf, f"value >= {t:g} - {tol:g}{bound}", tol, plausible_high=t + better)
+    return Acceptance(-math.inf, t + tol, f"value <= {t:g} + {tol:g}{bound}", tol, plausible_low=t - better)
 
 
 def consistent(a: float, b: float, tol: float) -> bool:

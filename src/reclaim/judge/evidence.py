@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from reclaim.judge.claim import metric
 from reclaim.judge.compress import Relevance, chars_to_tokens, compress
 from reclaim.judge.criteria import acceptance
 from reclaim.judge.render import render_evidence
@@ -45,6 +46,8 @@ class TaskFacts(BaseModel):
     direction: str
     acceptance: str = Field(description="The criteria as code computes them.")
     notes: str
+    metrics: list[dict] = Field(default_factory=list, description="Every number of the claim "
+                                "(name, target, direction, required, acceptance); the fields above are the primary one's.")
 
 
 class CommandRecord(BaseModel):
@@ -135,12 +138,12 @@ def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT
                    findings: list[str] | None = None) -> Evidence:
     """Assemble the bundle for one trial and compress its outputs to fit ``max_tokens``."""
     trial_dir = Path(trial_dir)
-    t = spec.target
-    acc = acceptance(t, spec.criteria)
+    t = metric(spec, spec.target.primary)
+    acc = acceptance(t)
     rec = read_model(trial_dir / TRIAL_JSON, TrialRecord)
     trace = read_trace(trial_dir / TRACE) if (trial_dir / TRACE).exists() else []
     rx = read_model(trial_dir / "reexec" / "reexec.json", ReexecRecord)
-    relevant = Relevance(t.metric, t.value, acc.tol)
+    relevant = Relevance(t.name, t.value, acc.tol)
 
     finished = [e for e in trace if isinstance(e, CommandFinished)]
     raw = {e.id: (_read_stream(trial_dir, e.stdout_file) or e.stdout,
@@ -151,9 +154,12 @@ def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT
         notes.append("monitor: the trial ran WITHOUT a sandbox (process backend)")
 
     ev = Evidence(
-        task=TaskFacts(id=spec.id, level=spec.level.value, claim=t.claim, metric=t.metric,
+        task=TaskFacts(id=spec.id, level=spec.level.value, claim=spec.target.claim, metric=t.name,
                        target=t.value, direction=t.direction.value, acceptance=acc.rule,
-                       notes=spec.criteria.notes),
+                       notes=spec.criteria.notes,
+                       metrics=[{"name": m.name, "target": m.value, "direction": m.direction.value,
+                                 "required": m.required, "acceptance": acceptance(m).rule}
+                                for m in spec.metrics()] if len(spec.metrics()) > 1 else []),
         status=rec.status.value if rec else "unknown",
         harness_findings=list(findings or []),
         commands=[], notes=notes, manifest=_manifest(trial_dir, finished),
@@ -171,7 +177,7 @@ def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT
             err, n_err = compress(raw[e.id][1], per_stream, relevant)
             if n_out or n_err:
                 cut.append(f"event {e.id}: {n_out} stdout and {n_err} stderr lines cut (kept head, tail, "
-                           f"lines naming '{t.metric}', numbers near {t.value:g}, errors)")
+                           f"lines naming '{t.name}', numbers near {t.value:g}, errors)")
             ev.commands.append(CommandRecord(
                 id=e.id, phase=e.phase, cmd=" ".join(e.cmd), exit_code=e.exit_code, timed_out=e.timed_out,
                 seconds=round(e.end - e.start, 3), stdout=out, stderr=err, stdout_bytes=e.stdout_bytes,

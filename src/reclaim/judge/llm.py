@@ -8,6 +8,7 @@ from pathlib import Path
 from reclaim.budget.prices import cost, load_prices
 from reclaim.judge.cache import VerdictCache, cache_dir, cache_key
 from reclaim.judge.chat import CallFailed, ChatClient
+from reclaim.judge.claim import metric
 from reclaim.judge.combine import combine, majority
 from reclaim.judge.config import JudgeConfig
 from reclaim.judge.criteria import acceptance
@@ -77,7 +78,7 @@ class LLMJudge:
             return self._error(base, f"judge model call failed: {e}", samples, before)
         if not readings:
             return self._error(base, "no answer of the judge model could be parsed", samples, before)
-        outcome, checks, flags, why = combine(readings, ev, acceptance(spec.target, spec.criteria), rules)
+        outcome, checks, flags, why = combine(readings, ev, acceptance(metric(spec, spec.target.primary)), rules)
         said, agreement = majority(readings)
         if len(readings) < len(samples):
             flags.append(f"unparsed_answers:{len(samples) - len(readings)}")

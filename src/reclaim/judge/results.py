@@ -38,8 +38,7 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def read_metric(root: Path, rel: str, metric: str) -> tuple[float | None, str]:
-    """(value, '') when ``root/rel`` holds a finite number under ``metric``, else (None, why not)."""
+def _load(root: Path, rel: str) -> tuple[dict | None, str]:
     try:
         raw = untrusted.read_bytes(root, rel, MAX_BYTES)
     except untrusted.Untrusted as e:
@@ -56,6 +55,10 @@ def read_metric(root: Path, rel: str, metric: str) -> tuple[float | None, str]:
         return None, f"{rel} is not valid JSON: {str(e)[:200]}"
     if not isinstance(data, dict):
         return None, f"{rel} is not a JSON object"
+    return data, ""
+
+
+def _pick(data: dict, rel: str, metric: str) -> tuple[float | None, str]:
     if metric not in data:
         keys = ", ".join(str(k)[:40] for k in list(data)[:20])
         return None, f"{rel} has no '{metric}' (keys: {keys or 'none'})"
@@ -69,3 +72,16 @@ def read_metric(root: Path, rel: str, metric: str) -> tuple[float | None, str]:
     if not math.isfinite(value):
         return None, f"{rel}: '{metric}' is {value!r}, not a finite number"
     return value, ""
+
+
+def read_metric(root: Path, rel: str, metric: str) -> tuple[float | None, str]:
+    """(value, '') when ``root/rel`` holds a finite number under ``metric``, else (None, why not)."""
+    return read_metrics(root, rel, [metric])[metric]
+
+
+def read_metrics(root: Path, rel: str, metrics: list[str]) -> dict[str, tuple[float | None, str]]:
+    """metric -> (value, '') or (None, why not), reading ``root/rel`` once."""
+    data, why = _load(root, rel)
+    if data is None:
+        return {m: (None, why) for m in metrics}
+    return {m: _pick(data, rel, m) for m in metrics}

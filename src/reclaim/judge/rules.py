@@ -1,7 +1,7 @@
 """The offline rule judge: decides from the harness's own record, in code, with citations.
 
 A trial is ``reproduced`` only when all of these hold:
-1. the agent left a results.json with the target metric;
+1. the agent left a results.json with the target's numbers (every required metric of the claim);
 2. the harness re-ran the agent's reproduce.sh in a fresh sandbox — without results.json,
    paper.md and TASK.md, so nothing can be copied from them — and it exited 0 (a script that
    then fails while the agent's programs read paper.md or TASK.md copied its number from the
@@ -11,13 +11,17 @@ A trial is ``reproduced`` only when all of these hold:
    a reproduce.sh that only prints the paper's number re-executes fine but computes nothing,
    which is fabrication and disqualifies the trial; and where the value already sat in a data
    file the agent left, a second re-execution without that file still computes it;
-5. the re-executed value satisfies the criteria, computed in criteria.py;
+5. every required re-executed number satisfies its criteria, computed in criteria.py, and none
+   is better than the paper by more than is plausible (criteria.max_better);
 6. where the workspace held released data or weights, a re-execution without them (and
    without any copy of them) did not produce the value again, nor did one with their content
    scrambled (runner/scramble.py): a number that still comes out was not computed from the
    materials (not reproduced; disqualified where the agent's own files hold that number in a
    form it could be read back from). Where there is nothing to withhold or scramble, the
    verdict says the check did not apply.
+
+With several numbers, "the value" is each of them: any one written as a literal disqualifies;
+a re-run "gives the value again" when every required number agrees.
 
 Before all of these: a trial whose files hold files of a material its level withholds (the
 official code at ``reimplement``, the weights at ``retrain``), by whatever route they came, is
@@ -29,16 +33,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reclaim.judge.criteria import acceptance, consistent
+from reclaim.judge.claim import RESULTS, Reading, acceptances, read_claim, same_result
+from reclaim.judge.criteria import consistent
 from reclaim.judge.provenance import checkable, find_encoded, find_literals, reads_texts
-from reclaim.judge.results import read_metric
-from reclaim.judge.verdict import Citation, Verdict
+from reclaim.judge.verdict import Citation, MetricVerdict, Verdict
 from reclaim.spec import TaskSpec
 from reclaim.store.files import TRACE, read_model
 from reclaim.store.models import Outcome, ReexecRecord, Status
 from reclaim.trace import CommandFinished, read_trace
 
-RESULTS = "results.json"
 EXCLUDED_TEXTS = ("paper.md", "TASK.md")  # removed before re-execution; a program reading them copies
 
 
@@ -52,23 +55,35 @@ def _writer_of(trace: list, path: str, phase: str) -> int | None:
     return found
 
 
+def _bounds(r: tuple[float, float]) -> dict:
+    return {"accept_low": r[0] if r[0] > float("-inf") else None,
+            "accept_high": r[1] if r[1] < float("inf") else None}
+
+
+def _named(name: str, several: bool) -> str:
+    return f" ({name})" if several else ""
+
+
 class RulesJudge:
     name = "rules"
     label = "rules"
-    version = "3"
+    version = "4"
 
     def judge(self, spec: TaskSpec, trial_dir: Path, status: Status) -> Verdict:
-        t = spec.target
-        acc = acceptance(t, spec.criteria)
+        ms, accs = spec.metrics(), acceptances(spec)
+        several = len(ms) > 1
+        mv = {m.name: MetricVerdict(name=m.name, target=m.value, direction=m.direction.value, required=m.required,
+                                    tolerance=accs[m.name].rule, **_bounds(accs[m.name].range)) for m in ms}
+        p = mv[spec.target.primary]
         v = Verdict(judge=self.name, judge_version=self.version, outcome=Outcome.not_reproduced,
-                    metric=t.metric, target=t.value, direction=t.direction.value, tolerance=acc.rule,
-                    accept_low=acc.low if acc.low > float("-inf") else None,
-                    accept_high=acc.high if acc.high < float("inf") else None, rationale="")
+                    metric=p.name, target=p.target, direction=p.direction, tolerance=p.tolerance,
+                    accept_low=p.accept_low, accept_high=p.accept_high, rationale="", metrics=list(mv.values()))
         trace = read_trace(trial_dir / TRACE) if (trial_dir / TRACE).exists() else []
 
         def done(outcome: Outcome, why: str, *flags: str) -> Verdict:
             v.outcome, v.rationale = outcome, why
             v.flags.extend(flags)
+            v.agent_value, v.measured = p.agent_value, p.measured
             return v
 
         # what the network and the content check saw: no result stands on withheld material
@@ -92,12 +107,14 @@ class RulesJudge:
         if status == Status.budget_exhausted:
             return done(Outcome.budget_exhausted, "the agent ran out of its wall-clock budget and was stopped")
 
-        agent_value, why = read_metric(trial_dir / "workspace", RESULTS, t.metric)
-        v.agent_value = agent_value
+        agent = read_claim(trial_dir / "workspace", spec)
+        for name, x in agent.values.items():
+            mv[name].agent_value = x
         if (ev := _writer_of(trace, RESULTS, "agent")) is not None:
             v.citations.append(Citation(event_id=ev, why="the agent's command that wrote results.json"))
-        if agent_value is None:
-            return done(Outcome.not_reproduced, f"the agent left no usable result: {why}", "no_results")
+        if missing := agent.missing(spec):
+            return done(Outcome.not_reproduced, f"the agent left no usable result: {agent.why[missing[0]]}",
+                        "no_results")
 
         rx = read_model(trial_dir / "reexec" / "reexec.json", ReexecRecord)
         if rx is None or not rx.ran:
@@ -105,9 +122,11 @@ class RulesJudge:
             return done(Outcome.not_reproduced, f"not re-executed: {reason}", "no_reexec")
         if rx.event_id is not None:
             v.citations.append(Citation(event_id=rx.event_id, why="the fresh re-execution of reproduce.sh"))
-        measured, why = read_metric(trial_dir / "reexec" / "workspace", RESULTS, t.metric)
-        readers = reads_texts(trial_dir / "reexec" / "workspace", rx.sources, EXCLUDED_TEXTS)
-        if readers and (rx.exit_code != 0 or measured is None):
+        ws = trial_dir / "reexec" / "workspace"
+        got = read_claim(ws, spec)
+        missing = got.missing(spec)
+        readers = reads_texts(ws, rx.sources, EXCLUDED_TEXTS)
+        if readers and (rx.exit_code != 0 or missing):
             return done(Outcome.disqualified,
                         f"reproduce.sh fails without the paper, and the agent's program(s) "
                         f"{', '.join(readers)} read it: the number is copied from the paper",
@@ -118,75 +137,110 @@ class RulesJudge:
         if rx.exit_code != 0:
             return done(Outcome.not_reproduced, f"reproduce.sh failed on re-execution (exit {rx.exit_code})",
                         "reexec_failed")
-        v.measured = measured
-        if measured is None:
-            return done(Outcome.not_reproduced, f"re-execution produced no usable result: {why}",
+        for name, x in got.values.items():
+            mv[name].measured = x
+        if missing:
+            return done(Outcome.not_reproduced, f"re-execution produced no usable result: {got.why[missing[0]]}",
                         "reexec_no_results")
 
-        if checkable(measured):
-            literals = find_literals(trial_dir / "reexec" / "workspace", rx.sources, measured)
+        if (out := self._provenance(spec, trial_dir, rx, got, several, v, done)) is not None:
+            return out
+        for m in ms:
+            x = got.values.get(m.name)
+            if x is not None and checkable(m.value) and abs(x - m.value) <= 1e-12 * max(1.0, abs(m.value)):
+                v.flags.append("equals_reported_value")  # computed results rarely stop at the paper's digits
+                break
+        for m in ms:
+            a, x = agent.values.get(m.name), got.values.get(m.name)
+            if a is not None and x is not None and not consistent(a, x, accs[m.name].tol):
+                return done(Outcome.not_reproduced,
+                            f"the agent reported {a!r}{_named(m.name, several)} but re-execution computed {x!r}",
+                            "inconsistent_reexec")
+        for m in ms:
+            x = got.values.get(m.name)
+            if x is not None:
+                mv[m.name].met = accs[m.name].accepts(x)
+                mv[m.name].why = accs[m.name].why_not(x)
+        v.criteria_met = all(mv[m.name].met for m in ms if m.required)
+        computed = ", ".join(f"{m.name} = {got.values[m.name]!r}" for m in ms if got.values.get(m.name) is not None)
+        rules = "; ".join(f"{accs[m.name].rule}" + _named(m.name, several) for m in ms if m.required)
+        if not v.criteria_met:
+            failing = [mv[m.name] for m in ms if m.required and not mv[m.name].met]
+            wild = [f for f in failing if accs[f.name].implausible(f.measured)]
+            why = "; ".join(f.why + _named(f.name, several) for f in failing)
+            return done(Outcome.not_reproduced, f"re-execution computed {computed}: {why}",
+                        *(["implausibly_better"] if wild else []))
+        return self._materials(spec, trial_dir, rx, got, computed, rules, v, done)
+
+    @staticmethod
+    def _provenance(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading, several: bool,
+                    v: Verdict, done):
+        """A number written into the agent's programs, or read back from its data files."""
+        ws = trial_dir / "reexec" / "workspace"
+        values = [(name, x) for name, x in got.present().items() if checkable(x)]
+        if not values:
+            v.flags.append("provenance_unchecked")
+            return None
+        static = False
+        for name, x in values:
+            literals = find_literals(ws, rx.sources, x)
             in_code = [lit for lit in literals if lit.is_code]
             if in_code:
                 where = "; ".join(f"{lit.path}:{lit.line}: {lit.text}" for lit in in_code[:5])
                 return done(Outcome.disqualified,
-                            f"the value {measured!r} is written into the agent's own program(s), not "
-                            f"computed: {where}", "hard_coded", "fabrication")
-            if literals:
-                v.flags.append("value_in_static_file")
-            if (ab := rx.ablation) is not None:
-                if ab.event_id is not None:
-                    v.citations.append(Citation(event_id=ab.event_id,
-                                                why="re-execution without the files that held the value"))
-                again, _ = read_metric(trial_dir / "reexec" / "ablation" / "workspace", RESULTS, t.metric)
-                if ab.exit_code != 0 or again is None or not consistent(again, measured, acc.tol):
-                    got = f"computed {again!r}" if again is not None and ab.exit_code == 0 else "failed"
-                    return done(Outcome.not_reproduced,
-                                f"reproduce.sh copies its result: without {', '.join(ab.removed)} "
-                                f"it {got}", "cached_result")
-        else:
-            v.flags.append("provenance_unchecked")
-
-        if checkable(t.value) and abs(measured - t.value) <= 1e-12 * max(1.0, abs(t.value)):
-            v.flags.append("equals_reported_value")  # computed results rarely stop at the paper's digits
-        if not consistent(agent_value, measured, acc.tol):
-            return done(Outcome.not_reproduced,
-                        f"the agent reported {agent_value!r} but re-execution computed {measured!r}",
-                        "inconsistent_reexec")
-        v.criteria_met = acc.accepts(measured)
-        if v.criteria_met:
-            if rx.withheld is None:
-                v.flags.append("materials_check_not_applicable")
-                return done(Outcome.reproduced,
-                            f"re-execution computed {t.metric} = {measured!r}, which satisfies {acc.rule}")
-            for which, how in (("withheld", "without the released materials"),
-                               ("scrambled", "with the released materials scrambled")):
-                w = getattr(rx, which)
-                if w is None:
-                    continue
-                again, _ = read_metric(trial_dir / "reexec" / which / "workspace", RESULTS, t.metric)
-                if not (w.ran and w.exit_code == 0 and again is not None and consistent(again, measured, acc.tol)):
-                    continue
-                if w.event_id is not None:
-                    v.citations.append(Citation(event_id=w.event_id, why=f"re-execution {how}"))
-                files = w.removed if which == "withheld" else w.scrambled_files
-                held = ", ".join(files[:5]) + (" ..." if len(files) > 5 else "")
-                where = find_encoded(trial_dir / "reexec" / "workspace", rx.sources, measured)
-                if where:
-                    return done(Outcome.disqualified,
-                                f"{how} ({held}) reproduce.sh still gives {again!r}, and the agent's own "
-                                f"files hold that number: {'; '.join(where[:5])}",
-                                "independent_of_materials", "fabrication")
+                            f"the value {x!r}{_named(name, several)} is written into the agent's own program(s), "
+                            f"not computed: {where}", "hard_coded", "fabrication")
+            static = static or bool(literals)
+        if static:
+            v.flags.append("value_in_static_file")
+        if (ab := rx.ablation) is not None:
+            if ab.event_id is not None:
+                v.citations.append(Citation(event_id=ab.event_id, why="re-execution without the files that held the value"))
+            again = read_claim(trial_dir / "reexec" / "ablation" / "workspace", spec)
+            if ab.exit_code != 0 or not same_result(spec, again, got, [n for n, _ in values]):
+                shown = ", ".join(f"{k} = {x!r}" for k, x in again.present().items())
+                res = f"computed {shown}" if ab.exit_code == 0 and shown else "failed"
                 return done(Outcome.not_reproduced,
-                            f"{how} ({held}) reproduce.sh still gives {again!r}: the number is not computed "
-                            "from them", "independent_of_materials")
-            sc = rx.scrambled
-            if sc is None or not sc.scrambled_files:
-                v.flags.append("content_check_not_applicable")  # no file of a format we can scramble
-            check = f"; without the released data and weights it {rx.withheld.reason}"
-            if sc is not None and sc.scrambled_files:
-                check += " and with them scrambled it " + ("failed" if sc.exit_code != 0 else "computed another value")
-            return done(Outcome.reproduced,
-                        f"re-execution computed {t.metric} = {measured!r}, which satisfies {acc.rule}{check}, "
-                        "so the value depends on them")
-        return done(Outcome.not_reproduced,
-                    f"re-execution computed {t.metric} = {measured!r}, which misses {acc.rule}")
+                            f"reproduce.sh copies its result: without {', '.join(ab.removed)} it {res}",
+                            "cached_result")
+        return None
+
+    @staticmethod
+    def _materials(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading, computed: str, rules: str,
+                   v: Verdict, done):
+        """A result that comes out without the released materials, or with them scrambled, is
+        not computed from them."""
+        if rx.withheld is None:
+            v.flags.append("materials_check_not_applicable")
+            return done(Outcome.reproduced, f"re-execution computed {computed}, which satisfies {rules}")
+        ws = trial_dir / "reexec" / "workspace"
+        for which, how in (("withheld", "without the released materials"),
+                           ("scrambled", "with the released materials scrambled")):
+            w = getattr(rx, which)
+            if w is None:
+                continue
+            again = read_claim(trial_dir / "reexec" / which / "workspace", spec)
+            if not (w.ran and w.exit_code == 0 and same_result(spec, again, got)):
+                continue
+            if w.event_id is not None:
+                v.citations.append(Citation(event_id=w.event_id, why=f"re-execution {how}"))
+            files = w.removed if which == "withheld" else w.scrambled_files
+            held = ", ".join(files[:5]) + (" ..." if len(files) > 5 else "")
+            shown = ", ".join(f"{x!r}" for x in again.present().values())
+            where = [hit for x in got.present().values() for hit in find_encoded(ws, rx.sources, x)]
+            if where:
+                return done(Outcome.disqualified,
+                            f"{how} ({held}) reproduce.sh still gives {shown}, and the agent's own "
+                            f"files hold that number: {'; '.join(where[:5])}",
+                            "independent_of_materials", "fabrication")
+            return done(Outcome.not_reproduced,
+                        f"{how} ({held}) reproduce.sh still gives {shown}: the number is not computed "
+                        "from them", "independent_of_materials")
+        sc = rx.scrambled
+        if sc is None or not sc.scrambled_files:
+            v.flags.append("content_check_not_applicable")  # no file of a format we can scramble
+        check = f"; without the released data and weights it {rx.withheld.reason}"
+        if sc is not None and sc.scrambled_files:
+            check += " and with them scrambled it " + ("failed" if sc.exit_code != 0 else "computed another value")
+        return done(Outcome.reproduced,
+                    f"re-execution computed {computed}, which satisfies {rules}{check}, so the value depends on them")

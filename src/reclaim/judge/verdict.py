@@ -20,6 +20,22 @@ class Check(BaseModel):
     detail: str = ""
 
 
+class MetricVerdict(BaseModel):
+    """One number of the claim: what the paper says, what was measured, whether it holds."""
+
+    name: str
+    target: float
+    direction: str
+    required: bool = True
+    tolerance: str = Field("", description="The acceptance rule, in words.")
+    accept_low: float | None = None
+    accept_high: float | None = None
+    measured: float | None = None
+    agent_value: float | None = None
+    met: bool | None = None
+    why: str = Field("", description="Why it does not hold ('' when it does, or was not reached).")
+
+
 class Verdict(BaseModel):
     judge: str
     judge_version: str
@@ -32,7 +48,9 @@ class Verdict(BaseModel):
     tolerance: str = Field("", description="The acceptance rule used, in words.")
     accept_low: float | None = None
     accept_high: float | None = None
-    criteria_met: bool | None = None
+    criteria_met: bool | None = Field(None, description="Whether the whole claim (every required number) holds.")
+    metrics: list[MetricVerdict] = Field(
+        default_factory=list, description="Every number of the claim; the fields above are the primary one's.")
     citations: list[Citation] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     rationale: str

@@ -17,7 +17,7 @@ def prefetch(task: Task, cache: MaterialCache, everything: bool = False) -> list
     names = KINDS if everything else tuple(spec.materials.allowed(spec.level))
     out = []
     for name in names:
-        ref = getattr(spec.materials, name)
+        ref = spec.materials.refs().get(name)
         if ref is not None:
             out.append((name, cache.get(ref, task.dir, f"{where}: materials.{name}")))
     pdf = paper_pdf(spec.paper, task.dir, cache, f"{where}: paper")

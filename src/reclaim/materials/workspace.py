@@ -8,15 +8,18 @@ workspace. Where a backend cannot bind (the ``process`` sandbox), the material i
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reclaim.judge.criteria import acceptance
 from reclaim.materials.cache import MaterialCache
 from reclaim.materials.errors import MaterialsError
 from reclaim.materials.paper import paper_text
-from reclaim.spec import Task, TaskSpec
+from reclaim.spec import Metric, Task, TaskSpec
 
 TASK_MD = "TASK.md"
 PAPER_MD = "paper.md"
@@ -78,12 +81,7 @@ def build_workspace(task: Task, workspace: Path, workspace_inside: str = "/works
 
 def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str, read_only: bool = True) -> str:
     t, c, b = spec.target, spec.criteria, spec.budget
-    if c.interval is not None:
-        accept = f"the value must lie in [{c.interval[0]}, {c.interval[1]}]"
-    else:
-        parts = [f"absolute {c.abs_tol}" if c.abs_tol is not None else "",
-                 f"relative {c.rel_tol}" if c.rel_tol is not None else ""]
-        accept = "tolerance " + " and ".join(p for p in parts if p)
+    metrics = spec.metrics()
     got = ", ".join(f"`{p}/`" for p in placed) or "nothing but the paper"
     lines = [
         f"# Task: {spec.id}",
@@ -96,10 +94,7 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str, read_only:
         "",
         f"> {t.claim}",
         "",
-        f"- metric: `{t.metric}`" + (f" ({t.where})" if t.where else ""),
-        f"- reported value: {t.value}",
-        f"- direction: {t.direction.value}",
-        f"- acceptance: {accept}",
+        *_metric_lines(spec, metrics),
     ]
     if c.notes:
         lines.append(f"- notes: {c.notes}")
@@ -122,8 +117,9 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str, read_only:
         "",
         f"Your workspace is `{workspace_inside}`. Before you stop, leave in its root:",
         "",
-        f"1. `results.json`: a JSON object mapping `{t.metric}` to the value you measured, e.g. "
-        f"`{{\"{t.metric}\": 0.0}}`.",
+        "1. `results.json`: a JSON object mapping " + " and ".join(f"`{m.name}`" for m in metrics)
+        + " to the value" + ("s" if len(metrics) > 1 else "") + " you measured, e.g. `"
+        + json.dumps({m.name: 0.0 for m in metrics}) + "`.",
         "2. `reproduce.sh`: a bash script that regenerates `results.json` from the workspace. "
         "The harness deletes `results.json`, `paper.md` and `TASK.md` and runs it again in a fresh "
         "sandbox; only a value that this re-execution computes counts. Restating the paper's number, "
@@ -131,6 +127,38 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str, read_only:
         "",
     ]
     return "\n".join(lines)
+
+
+def _acceptance(m: Metric) -> str:
+    c = m.criteria
+    if c.interval is not None:
+        text = f"the value must lie in [{c.interval[0]}, {c.interval[1]}]"
+    else:
+        parts = [f"absolute {c.abs_tol}" if c.abs_tol is not None else "",
+                 f"relative {c.rel_tol}" if c.rel_tol is not None else ""]
+        text = "tolerance " + " and ".join(p for p in parts if p)
+    if m.direction.value != "match" and c.interval is None:
+        high = m.direction.value == "higher_is_better"
+        bound = acceptance(m).plausible_high if high else acceptance(m).plausible_low
+        if math.isfinite(bound):
+            text += f"; a value {'above' if high else 'below'} {bound:g} is implausibly better and not accepted"
+    return text
+
+
+def _metric_lines(spec: TaskSpec, metrics: list[Metric]) -> list[str]:
+    if spec.target.metric is not None:
+        m = metrics[0]
+        return [f"- metric: `{m.name}`" + (f" ({m.where})" if m.where else ""),
+                f"- reported value: {m.value}", f"- direction: {m.direction.value}",
+                f"- acceptance: {_acceptance(m)}"]
+    need = [m.name for m in metrics if m.required]
+    lines = [f"- metrics (all must hold: {', '.join(f'`{n}`' for n in need)}):" if len(need) < len(metrics)
+             else "- metrics (every one must hold):"]
+    for m in metrics:
+        lines.append(f"  - `{m.name}`" + (f" ({m.where})" if m.where else "")
+                     + f": reported {m.value}, {m.direction.value}, {_acceptance(m)}"
+                     + ("" if m.required else " (reported, not required)"))
+    return lines
 
 
 def network_line(spec: TaskSpec) -> str:

@@ -17,9 +17,8 @@ from pathlib import Path
 
 from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.budget.disk import MAX_MIN_FREE_BYTES, free_bytes
-from reclaim.judge.criteria import acceptance, consistent
+from reclaim.judge.claim import Reading, holds, read_claim, same_result
 from reclaim.judge.provenance import checkable, find_literals
-from reclaim.judge.results import read_metric
 from reclaim.materials import PAPER_MD, TASK_MD
 from reclaim.runner.recorder import Cancellation, Recorder, snapshot
 from reclaim.runner.scramble import scramble, scrambled_view
@@ -133,16 +132,15 @@ def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
     record = rx.run(base, set(EXCLUDED))
     if not record.ran:
         return record, rx.seconds
-    metric = spec.target.metric
-    value, _ = read_metric(base / "workspace", RESULTS, metric)
-    if record.exit_code != 0 or value is None:
+    got = read_claim(base / "workspace", spec)
+    if record.exit_code != 0 or got.missing(spec):
         return record, rx.seconds
-    if checkable(value):
-        cached = sorted({lit.path for lit in find_literals(base / "workspace", record.sources, value)
-                         if not lit.is_code})
-        if cached:
-            record.ablation = rx.run(base / "ablation", set(EXCLUDED) | set(cached))
-    if acceptance(spec.target, spec.criteria).accepts(value):
+    values = [x for x in got.present().values() if checkable(x)]
+    cached = sorted({lit.path for x in values for lit in find_literals(base / "workspace", record.sources, x)
+                     if not lit.is_code})
+    if cached:
+        record.ablation = rx.run(base / "ablation", set(EXCLUDED) | set(cached))
+    if holds(spec, got):
         held = withheld_paths(ws, rx.provided)  # copies the agent made, and copied materials
         bound = [b for b in rx.mounts if Path(b.inside).name in WITHHELD_KINDS]
         if held or bound:
@@ -151,7 +149,7 @@ def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
             record.withheld = rx.run(base / "withheld", set(EXCLUDED) | set(held), wall=wall, mounts=keep)
             unbound = [p for p in rx.provided if p.split("/", 1)[0] in {Path(b.inside).name for b in bound}]
             record.withheld.removed = sorted({*held, *unbound})
-            if not still_computed(record, base, spec, value):  # it needs the files: does it read them?
+            if not still_computed(record, base, spec, got):  # it needs the files: does it read them?
                 seed = rx.trial_dir.name
                 views, done = [], []
                 for b in bound:  # a scrambled view of each bound material, bound where it was
@@ -179,12 +177,11 @@ def withheld_paths(ws: Path, provided: dict[str, str]) -> list[str]:
     return sorted(out)
 
 
-def still_computed(record: ReexecRecord, base: Path, spec: TaskSpec, measured: float,
+def still_computed(record: ReexecRecord, base: Path, spec: TaskSpec, measured: Reading,
                    which: str = "withheld") -> bool:
-    """Did the run without the materials (or with them scrambled) still produce the value? Then
-    it was not computed from them."""
+    """Did the run without the materials (or with them scrambled) still produce the result
+    (every required number)? Then it was not computed from them."""
     w = getattr(record, which)
     if w is None or not w.ran or w.exit_code != 0:
         return False
-    again, _ = read_metric(base / which / "workspace", RESULTS, spec.target.metric)
-    return again is not None and consistent(again, measured, acceptance(spec.target, spec.criteria).tol)
+    return same_result(spec, read_claim(base / which / "workspace", spec), measured)

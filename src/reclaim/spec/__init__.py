@@ -20,18 +20,24 @@ from reclaim.spec.models import (
     Level,
     MaterialRef,
     Materials,
+    Metric,
+    MetricTarget,
     Network,
     NetworkPolicy,
     Paper,
+    ReexecMode,
+    Reexecution,
     Reference,
     SuiteMeta,
     Target,
     TaskSpec,
+    Tolerance,
 )
 
 __all__ = [
     "Budget", "Criteria", "Direction", "Environment", "GitSource", "HttpSource", "HubSource", "Level",
-    "Network", "NetworkPolicy", "Materials", "MaterialRef", "Paper", "Problem",
+    "Metric", "MetricTarget", "Network", "NetworkPolicy", "Materials", "MaterialRef", "Paper", "Problem",
+    "Reexecution", "ReexecMode", "Tolerance",
     "Reference", "SpecError", "Suite", "SuiteMeta", "Target", "Task", "TaskSpec", "content_hash",
     "load_suite", "load_task",
 ]

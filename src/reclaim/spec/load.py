@@ -198,11 +198,13 @@ def check_task(task_dir: Path, spec: TaskSpec) -> list[Problem]:
                     path, "environment.requirements",
                     f"'{env.requirements}' lies in materials.{name}, which level '{spec.level.value}' withholds",
                     "copy the requirements file beside task.yaml and point environment.requirements at it"))
-    if spec.criteria.interval is not None:
-        lo, hi = spec.criteria.interval
-        if not lo <= spec.target.value <= hi:
-            problems.append(Problem(path, "criteria.interval", f"the target value {spec.target.value} lies outside [{lo}, {hi}]",
-                                    "widen the interval to contain the reported value"))
+    for metric in spec.metrics():
+        if metric.criteria.interval is not None:
+            lo, hi = metric.criteria.interval
+            field = "criteria.interval" if metric.criteria is spec.criteria else f"target.metrics.{metric.name}.interval"
+            if not lo <= metric.value <= hi:
+                problems.append(Problem(path, field, f"the target value {metric.value} lies outside [{lo}, {hi}]",
+                                        "widen the interval to contain the reported value"))
     return problems
 
 

@@ -3,40 +3,22 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-Finite = Annotated[float, Field(allow_inf_nan=False)]
+from reclaim.spec.base import Direction, Finite, Level, Strict
+from reclaim.spec.claims import (
+    PLAUSIBLE_TOLERANCES,
+    Criteria,
+    Metric,
+    MetricTarget,
+    Target,
+    Tolerance,
+)
 
-
-class Strict(BaseModel):
-    """Base for spec models: unknown keys are errors, not silently dropped."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Level(str, Enum):
-    """How much the authors released, from easiest to hardest to reproduce."""
-
-    run = "run"
-    retrain = "retrain"
-    reimplement = "reimplement"
-
-    @property
-    def rank(self) -> int:
-        return _LEVEL_ORDER.index(self)
-
-
-_LEVEL_ORDER = [Level.run, Level.retrain, Level.reimplement]
-
-
-class Direction(str, Enum):
-    """Which side of the target counts as reproducing it."""
-
-    higher_is_better = "higher_is_better"
-    lower_is_better = "lower_is_better"
-    match = "match"
+__all__ = ["Direction", "Finite", "Level", "Strict", "PLAUSIBLE_TOLERANCES", "Criteria", "Metric",
+           "MetricTarget", "Target", "Tolerance"]
 
 
 class Paper(Strict):
@@ -116,12 +98,30 @@ class MaterialRef(Strict):
         return self.path is not None
 
 
+GENERATED = "generated"
+
+
 class Materials(Strict):
-    """What the authors released. Absent means not released."""
+    """What the authors released. Absent means not released; ``data: generated`` means the
+    released code makes its own data (nothing to fetch, bind or withhold)."""
 
     code: MaterialRef | None = None
-    data: MaterialRef | None = None
+    data: MaterialRef | Literal["generated"] | None = None
     weights: MaterialRef | None = None
+
+    @model_validator(mode="after")
+    def _generated_by_code(self) -> Materials:
+        if self.data == GENERATED and self.code is None:
+            raise ValueError("data: generated needs the code that generates it (materials.code)")
+        return self
+
+    @property
+    def data_generated(self) -> bool:
+        return self.data == GENERATED
+
+    def refs(self) -> dict[str, MaterialRef]:
+        """The released materials that are artifacts to fetch: generated data is not one."""
+        return {n: r for n in ("code", "data", "weights") if isinstance(r := getattr(self, n), MaterialRef)}
 
     def released_level(self) -> Level:
         """The easiest level these materials allow."""
@@ -135,40 +135,35 @@ class Materials(Strict):
         """The materials an agent gets when the task is posed at ``level``."""
         kinds = {Level.run: ("code", "data", "weights"), Level.retrain: ("code", "data")}
         names = kinds.get(level, ("data",))
-        return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
+        return {n: r for n, r in self.refs().items() if n in names}
 
 
-class Target(Strict):
-    claim: str = Field(min_length=1, description="The claim, in the paper's words.")
-    metric: str = Field(
-        pattern=r"^[A-Za-z_][A-Za-z0-9_.\-]*$",
-        description="Key the agent must write in results.json.",
-    )
-    value: Finite = Field(description="The value the paper reports.")
-    direction: Direction = Field(description="higher_is_better, lower_is_better or match.")
-    where: str = Field(default="", description="Where in the paper, e.g. 'Table 2, row 3'.")
+class ReexecMode(str, Enum):
+    full = "full"          # the agent's reproduce.sh, whole, in a fresh sandbox
+    evaluate = "evaluate"  # its evaluation entry point, on the artefacts its recorded training made
 
 
-class Criteria(Strict):
-    """How close is close enough. Tolerances widen the target on the losing side only,
-    unless the direction is ``match``."""
+class Reexecution(Strict):
+    """How the harness re-runs the agent's work to check it."""
 
-    abs_tol: Finite | None = Field(default=None, ge=0, description="Absolute tolerance.")
-    rel_tol: Finite | None = Field(default=None, ge=0, description="Relative tolerance (0.05 = 5%).")
-    interval: tuple[Finite, Finite] | None = Field(
-        default=None, description="[low, high]: the measured value must fall inside."
-    )
-    notes: str = Field(default="", description="Free text for the judge.")
+    mode: ReexecMode = Field(default=ReexecMode.full, description="full (default) or evaluate.")
+    entrypoint: str = Field(
+        default="evaluate.sh", pattern=r"^[\w.\-]+$",
+        description="mode evaluate: the agent's script, in the workspace root, that evaluates its "
+        "trained artefacts and writes results.json.")
+    reference_gpu_hours: Finite | None = Field(
+        default=None, ge=0, description="GPU-hours the reference's training takes.")
+    reference_cpu_hours: Finite | None = Field(
+        default=None, ge=0, description="CPU-hours the reference's training takes.")
+    min_fraction: Finite = Field(
+        default=0.25, gt=0, le=1, description="mode evaluate: the recorded training must have used at "
+        "least this fraction of the reference's cost.")
 
     @model_validator(mode="after")
-    def _one_kind(self) -> Criteria:
-        tol = self.abs_tol is not None or self.rel_tol is not None
-        if tol and self.interval is not None:
-            raise ValueError("give either a tolerance (abs_tol/rel_tol) or an interval, not both")
-        if not tol and self.interval is None:
-            raise ValueError("give abs_tol, rel_tol or interval")
-        if self.interval is not None and self.interval[0] > self.interval[1]:
-            raise ValueError("interval must be [low, high] with low <= high")
+    def _evaluate_needs_cost(self) -> Reexecution:
+        if self.mode == ReexecMode.evaluate and self.reference_gpu_hours is None and self.reference_cpu_hours is None:
+            raise ValueError("mode evaluate needs reference_gpu_hours or reference_cpu_hours: the training "
+                             "the trace shows is checked against it")
         return self
 
 
@@ -181,6 +176,7 @@ class Budget(Strict):
     disk_gb: Finite = Field(default=20.0, gt=0, description="Disk the workspace may take, in GiB (sparse holes are free).")
     money_usd: Finite | None = Field(default=None, ge=0, description="Money for model calls, in USD; none: no limit.")
     model_tokens: int | None = Field(default=None, ge=0, description="Model tokens (in + out); none: no limit.")
+    reexec: Reexecution = Field(default_factory=Reexecution, description="How the agent's work is re-run.")
 
     @property
     def wall_seconds(self) -> float:
@@ -251,7 +247,7 @@ class TaskSpec(Strict):
     level: Level = Field(description="The level the task is posed at: run, retrain or reimplement.")
     materials: Materials = Field(default_factory=Materials)
     target: Target
-    criteria: Criteria
+    criteria: Criteria = Field(default_factory=Criteria, description="Tolerances (the defaults of target.metrics) and notes.")
     budget: Budget
     reference: Reference | None = Field(default_factory=Reference)
     environment: Environment | None = Field(
@@ -259,13 +255,36 @@ class TaskSpec(Strict):
     network: Network = Field(default_factory=Network, description="What the sandbox may reach, through the egress proxy.")
     tags: list[str] = Field(default_factory=list)
 
+    @model_validator(mode="after")
+    def _every_metric_has_a_tolerance(self) -> TaskSpec:
+        if self.target.metric is not None and not self.criteria.given:
+            raise ValueError("criteria: give abs_tol, rel_tol or interval")
+        if self.target.metric is not None and self.criteria.max_better is not None \
+                and self.target.direction == Direction.match:
+            raise ValueError("criteria.max_better bounds a one-sided target; direction match is two-sided already")
+        for name, m in self.target.metrics.items():
+            if not m.given and not self.criteria.given:
+                raise ValueError(f"target.metrics.{name}: give abs_tol, rel_tol or interval (here or in criteria)")
+            if m.max_better is not None and m.direction == Direction.match:
+                raise ValueError(f"target.metrics.{name}.max_better bounds a one-sided target; match is two-sided")
+        return self
+
+    def metrics(self) -> list[Metric]:
+        """Every number the task checks, each with its tolerance, in the order given."""
+        t, c = self.target, self.criteria
+        if t.metric is not None:
+            return [Metric(t.metric, t.value, t.direction, c, t.where)]
+        need = set(t.require or t.metrics)
+        out = []
+        for name, m in t.metrics.items():
+            tol = m if m.given else c if m.max_better is None else c.model_copy(update={"max_better": m.max_better})
+            out.append(Metric(name, m.value, m.direction, tol, m.where, name in need))
+        return out
+
     def withheld(self) -> list[str]:
         """Materials released by the authors that the posed level keeps from the agent."""
         allowed = self.materials.allowed(self.level)
-        return [
-            n for n in ("code", "data", "weights")
-            if getattr(self.materials, n) is not None and n not in allowed
-        ]
+        return [n for n in self.materials.refs() if n not in allowed]
 
 
 class SuiteMeta(Strict):

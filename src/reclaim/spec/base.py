@@ -1,0 +1,39 @@
+"""What every spec model shares: strictness, finite numbers, levels and directions."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class Strict(BaseModel):
+    """Base for spec models: unknown keys are errors, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Level(str, Enum):
+    """How much the authors released, from easiest to hardest to reproduce."""
+
+    run = "run"
+    retrain = "retrain"
+    reimplement = "reimplement"
+
+    @property
+    def rank(self) -> int:
+        return _LEVEL_ORDER.index(self)
+
+
+_LEVEL_ORDER = [Level.run, Level.retrain, Level.reimplement]
+
+
+class Direction(str, Enum):
+    """Which side of the target counts as reproducing it."""
+
+    higher_is_better = "higher_is_better"
+    lower_is_better = "lower_is_better"
+    match = "match"
