@@ -39,6 +39,7 @@ def judged(tmp_path_factory):
     suite = write_suite(tmp / "suite", [task_yaml("stats-run", "run", target=TARGET),
                                         task_yaml("stats-some", "run", target={**TARGET, "require": ["mean_value"]})])
     specs = [f"command:{write_agent(tmp / f'{name}.sh', body)}" for name, body in AGENTS.items()]
+    specs += ["fabricate", "copy-paper"]
     from reclaim.sandbox import default_backend
 
     rd, records = run_suite(suite, tmp / "runs", specs, default_backend(), jobs=2)
@@ -96,3 +97,10 @@ def test_only_the_required_numbers_decide(judged):
     assert got["max_value"]["required"] is False and got["max_value"]["met"] is False
     assert judged[("stats-some", "one_missing")]["outcome"] == "reproduced"
     assert judged[("stats-some", "one_written")]["outcome"] == "disqualified"  # a written number is never fine
+
+
+def test_the_cheating_baselines_cheat_on_every_number(judged):
+    fab, copy = judged[("stats-run", "fabricate")], judged[("stats-run", "copy-paper")]
+    assert fab["outcome"] == "disqualified" and "hard_coded" in fab["flags"]
+    assert {m["name"]: m["agent_value"] for m in fab["metrics"]} == {"mean_value": 3.194, "max_value": 5.0, "spread": 3.6}
+    assert copy["outcome"] == "disqualified" and "reads_paper" in copy["flags"], copy["rationale"]

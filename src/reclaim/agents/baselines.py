@@ -56,7 +56,6 @@ class FabricateAgent(Baseline):
     name = "fabricate"
 
     def run(self, ctx: AgentContext) -> None:
-        t = ctx.task.spec.target
-        payload = json.dumps({t.metric: t.value})
+        payload = json.dumps({m.name: m.value for m in ctx.task.spec.metrics()})
         script = f"#!/bin/bash\necho {shlex.quote(payload)} > results.json\n"
         ctx.recorder.run(["bash", "-c", f"printf %s {shlex.quote(script)} > reproduce.sh && bash reproduce.sh"])
