@@ -1,7 +1,10 @@
 """Evidence bundles: raw trace size against bundle size in tokens, and the time to build one.
 
 Over the demo suite (every task, the six baselines), and over one long-log trial (a command
-printing a few MB, as training runs do) where compression has work to do.
+printing a few MB, as training runs do) where compression has work to do. The raw record is the
+trace and every output stream (the agent's programs, which the bundle also shows, not counted);
+the bundle's tokens are also given per section: the harness's commands, the programs the
+re-execution ran, the commands logged otherwise (exec trace, audit hook, transcript), first prints.
 
     .venv/bin/python benchmarks/evidence.py
 """
@@ -38,7 +41,22 @@ def raw_tokens(tdir: Path) -> int:
     return chars_to_tokens(sum(p.stat().st_size for p in files if p.is_file()))
 
 
-def measure(tdirs: list[Path], repeat: int = 5) -> list[tuple[int, int, float]]:
+SECTIONS = {"commands": "## Commands the harness ran", "programs": "## Programs the re-execution ran",
+            "logged": ("## Programs seen starting", "## Commands the audit hook", "## Steps the agent"),
+            "first prints": "## Where each number"}
+
+
+def sections(text: str) -> dict[str, int]:
+    """Tokens of each named section of a rendered bundle."""
+    out = dict.fromkeys(SECTIONS, 0)
+    for part in text.split("\n## ")[1:]:
+        for name, heads in SECTIONS.items():
+            if ("## " + part).startswith(heads):
+                out[name] += chars_to_tokens(len(part) + 4)
+    return out
+
+
+def measure(tdirs: list[Path], repeat: int = 5) -> list[tuple[int, int, float, dict[str, int]]]:
     out = []
     for tdir in tdirs:
         spec = trial_spec(tdir)
@@ -47,11 +65,13 @@ def measure(tdirs: list[Path], repeat: int = 5) -> list[tuple[int, int, float]]:
             t0 = time.perf_counter()
             ev = build_evidence(tdir, spec)
             times.append(time.perf_counter() - t0)
-        out.append((raw_tokens(tdir), ev.tokens(), statistics.median(times)))
+        out.append((raw_tokens(tdir), ev.tokens(), statistics.median(times), sections(ev.render())))
     return out
 
 
-def show(name: str, rows: list[tuple[int, int, float]]) -> None:
+def show(name: str, rows: list[tuple[int, int, float, dict[str, int]]]) -> None:
+    parts = [r[3] for r in rows]
+    rows = [r[:3] for r in rows]
     raw = sum(r for r, _, _ in rows)
     ev = sum(e for _, e, _ in rows)
     print(f"{name}: {len(rows)} trials")
@@ -60,6 +80,8 @@ def show(name: str, rows: list[tuple[int, int, float]]) -> None:
     print(f"  ratio raw/evidence: {raw / ev:.2f} overall, max {max(r / e for r, e, _ in rows):.1f}")
     print(f"  build time: median {statistics.median(t for _, _, t in rows) * 1000:.1f} ms, "
           f"max {max(t for _, _, t in rows) * 1000:.1f} ms")
+    print("  sections, median tokens per trial: " + ", ".join(
+        f"{k} {statistics.median(p[k] for p in parts):,.0f}" for k in SECTIONS))
 
 
 def main() -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import run_suite, task_yaml, write_agent, write_suite
 
-from reclaim.judge.compress import Relevance, compress
+from reclaim.judge.compress import ProgramRelevance, Relevance, compress
 from reclaim.judge.evidence import build_evidence
+from reclaim.judge.evidence_prints import Search, shows
 from reclaim.store import trial_spec
 
 GOLD = Path(__file__).resolve().parents[2] / "gold" / "demo" / "trials"
@@ -55,7 +57,7 @@ def test_long_output_is_cut_to_budget_keeping_what_matters(tmp_path, sandbox_nam
     assert "epoch 1 loss" in out  # head
     assert "final mean_value 3.19375" in out  # the metric, near the tail
     assert "Traceback" in out and "step 31337" in out  # errors from the middle
-    assert "lines cut" in out and any("stdout" in c for c in ev.cuts)
+    assert "lines cut" in out and any("stdout" in c.part and c.cut > 50_000 for c in ev.cuts)
     assert ev.commands[0].stdout_bytes > 1_000_000
 
 
@@ -65,3 +67,30 @@ def test_compress_marks_every_gap():
     assert out.startswith("line 0") and "accuracy 0.9133" in out and out.endswith("x 499")
     assert cut > 1000 and out.count("lines cut") >= 2
     assert compress("short", 100, Relevance("m", 1.0, 0.1)) == ("short", 0)
+
+
+@pytest.mark.parametrize("token, value, shown", [
+    ("3.19375", 3.19375, True), ("3.1938", 3.19375, True), ("3.19", 3.19375, True),  # rounded, 3+ digits
+    ("3.2", 3.19375, False), ("3", 3.19375, False),  # under three significant digits: only exact
+    ("8.712e-01", 0.871234, True), ("0.87124", 0.871234, False), ("0.900", 0.8996, True),
+    ("0.81", 0.81, True), ("81", 0.81, False), ("3", 3.0, True), ("3.00", 3.0, True), ("2.50", 2.5, True),
+    ("1235", 1234.56, False),  # a whole number never shows one that is not
+])
+def test_the_first_print_number_rule(token, value, shown):
+    assert shows(token, value) is shown
+
+
+def test_first_print_search_skips_versions_and_words():
+    s = Search({"acc": 0.871234, "n": 11.0})
+    s.feed("Python 3.11.2 on x86_64\nv0.8712 is a tag\nepoch 1 acc=0.8712, loss 11\n", 1)
+    assert s.found == {"acc": (3, "epoch 1 acc=0.8712, loss 11"), "n": (3, "epoch 1 acc=0.8712, loss 11")}
+
+
+def test_compress_keeps_pinned_lines_and_a_programs_relevant_lines_first():
+    text = "\n".join(f"a{i} = a{i - 1} + 1" for i in range(3000))
+    text = text.replace("a1500 = a1499 + 1", "FINAL = 8100 / 10000")
+    out, cut = compress(text, 600, ProgramRelevance("acc", 0.9, 0.01), relevant_first=True)
+    assert "FINAL = 8100 / 10000" in out and cut > 2900 and len(out) <= 600
+    log = "\n".join(f"step {i} loss {i % 7}" for i in range(5000))
+    out, _ = compress(log, 800, Relevance("acc", 0.9, 0.01), pinned=["step 2500 loss 1"])
+    assert "step 2500 loss 1" in out and len(out) <= 800

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection, Iterable
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d+|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 _ERROR = re.compile(r"Traceback|Error|error:|Exception|FAILED|fatal|Killed|No such file", re.I)
+# in a program: a constant of three or more significant digits, and where results are written
+_CONSTANT = re.compile(r"(?<![\w.])[-+]?(?:[1-9]\d*\.\d*[1-9]|0?\.0*[1-9]\d{2,}|[1-9]\d{2,})")
+_WRITES = re.compile(r"results\.json|json\.dump|\.write\(|open\(|print\(|echo |printf |>", re.I)
 MAX_LINE = 400
 
 
@@ -15,58 +19,122 @@ def chars_to_tokens(n_chars: int) -> int:
 
 
 class Relevance:
-    """Decides which lines of a log a judge must see: the metric, the target's neighbourhood, errors."""
+    """Decides which lines of a log a judge must see: the metric, the target's neighbourhood, errors.
 
-    def __init__(self, metric: str, target: float, tol: float):
+    ``names`` are further words to keep (every metric's name, the programs' names), ``numbers``
+    further (value, distance) pairs, ``also`` any further test of a line."""
+
+    def __init__(self, metric: str, target: float, tol: float, *, names: Iterable[str] = (),
+                 numbers: Iterable[tuple[float, float]] = (), also: Callable[[str], bool] | None = None):
         self.metric = metric.lower()
         self.target = target
         self.near = max(5 * tol, 0.05 * abs(target), 1e-9)
+        self.names = sorted({n.lower() for n in names if n} - {self.metric})
+        self.numbers = [(target, self.near), *numbers]
+        self.also = also
+        self._words = [w for w in (self.metric, *self.names) if w]
+        self._spans = sorted({(v - near, v + near) for v, near in self.numbers})
 
     def __call__(self, line: str) -> bool:
-        if self.metric in line.lower() or _ERROR.search(line):
+        low = line.lower()
+        if any(w in low for w in self._words) or _ERROR.search(line):
             return True
-        for m in _NUMBER.finditer(line):
-            try:
-                if abs(float(m.group()) - self.target) <= self.near:
+        spans = self._spans
+        for token in _NUMBER.findall(line):
+            x = float(token)
+            for lo, hi in spans:
+                if lo <= x <= hi:
                     return True
-            except ValueError:
-                continue
-        return False
+        return self.also is not None and self.also(line)
 
 
-def compress(text: str, budget: int, relevant: Relevance, head: int = 20, tail: int = 40) -> tuple[str, int]:
+class ProgramRelevance(Relevance):
+    """For a program's text: also every constant of three or more significant digits, every line
+    that writes or prints, and in a diff every changed line."""
+
+    def __call__(self, line: str) -> bool:
+        if line.startswith(("+", "-", "@@")) and not line.startswith(("+++", "---")):
+            return True
+        return bool(_CONSTANT.search(line) or _WRITES.search(line)) or super().__call__(line)
+
+
+def compress(text: str, budget: int, relevant: Callable[[str], bool], head: int = 20, tail: int = 40,
+             pinned: Collection[str] = (), relevant_first: bool = False) -> tuple[str, int]:
     """Fit ``text`` into ``budget`` characters; return (text, number of lines cut).
 
-    Keeps the first ``head`` and last ``tail`` lines (more where the budget allows) and every
-    relevant line in between, each at most MAX_LINE characters, and marks every gap with the
-    count of lines cut; relevant lines are dropped from the middle outwards if still too long.
+    Keeps the first ``head`` and last ``tail`` lines (more where the budget allows), every
+    relevant line in between and the first line equal to each of ``pinned``, each at most
+    MAX_LINE characters, and marks every gap with the count of lines cut; relevant lines are
+    dropped from the middle outwards if still too long, pinned ones last (``relevant_first``:
+    the plain lines of the head and tail go before any relevant one, as a program's do).
     """
     if len(text) <= budget:
         return text, 0
     lines = text.splitlines()
+    memo: dict[str, bool] = {}  # a log or a program repeats its lines: each is judged once
+
+    def judged(i: int) -> bool:
+        line = lines[i]
+        if line not in memo:
+            memo[line] = relevant(line)
+        return memo[line]
+
+    kept = select([min(len(x), MAX_LINE) for x in lines], budget, judged, head, tail,
+                  pinned=_first_equal(lines, pinned), render=lambda keep: _assemble(lines, keep),
+                  relevant_first=relevant_first)
+    return _assemble(lines, kept)
+
+
+def select(sizes: list[int], budget: int, relevant: Callable[[int], bool], head: int = 20, tail: int = 40,
+           pinned: Collection[int] = (), render: Callable[[list[int]], tuple[str, int]] | None = None,
+           relevant_first: bool = False) -> list[int]:
+    """Which of ``len(sizes)`` lines (rows) to keep within ``budget`` characters: the head, the
+    tail, the relevant ones and the pinned ones, dropping from the middle outwards until the kept
+    lines (and a gap marker of about 24 characters each, unless ``render`` measures exactly) fit."""
+    n = len(sizes)
     # a generous budget buys more context: up to a quarter of it for the head, half for the tail
-    head = max(head, _fit(lines, budget // 4))
-    tail = max(tail, _fit(lines[::-1], budget // 2))
-    keep = set(range(min(head, len(lines)))) | set(range(max(0, len(lines) - tail), len(lines)))
-    keep |= {i for i, line in enumerate(lines) if i not in keep and relevant(line)}
+    head = max(head, _fit(sizes, budget // 4))
+    tail = max(tail, _fit(sizes[::-1], budget // 2))
+    keep = set(range(min(head, n))) | set(range(max(0, n - tail), n))
+    chosen = {i for i in range(n) if relevant(i)} if relevant_first else set()
+    keep |= chosen or {i for i in range(n) if i not in keep and relevant(i)}
+    pins = set(pinned) | chosen
+    keep |= pins
     while True:
-        out, cut = _assemble(lines, sorted(keep))
-        if len(out) <= budget or not keep:
-            return out, cut
-        # drop from the middle outwards: head and tail are the last to go
-        middle = sorted(keep, key=lambda i: min(i, len(lines) - 1 - i))
-        for i in middle[-max(1, len(keep) // 4):]:
+        order = sorted(keep)
+        size = len(render(order)[0]) if render else _measure(sizes, order)
+        if size <= budget or not keep:
+            return order
+        # drop from the middle outwards: head and tail are the last to go, pinned lines after them
+        first = sorted(keep, key=lambda i: (i in pins, -min(i, n - 1 - i), i))
+        for i in first[:max(1, len(keep) // 4)]:
             keep.discard(i)
 
 
-def _fit(lines: list[str], chars: int) -> int:
-    """How many of ``lines``, from the first, fit in ``chars``."""
+def _measure(sizes: list[int], kept: list[int]) -> int:
+    gaps = sum(1 for a, b in zip([-1, *kept], [*kept, len(sizes)]) if b > a + 1)
+    return sum(sizes[i] + 1 for i in kept) + 24 * gaps
+
+
+def _first_equal(lines: list[str], pinned: Collection[str]) -> set[int]:
+    want, out = set(pinned), set()
+    if not want:
+        return out
+    for i, line in enumerate(lines):
+        if line in want:
+            out.add(i)
+            want.discard(line)
+    return out
+
+
+def _fit(sizes: list[int], chars: int) -> int:
+    """How many of ``sizes``, from the first, fit in ``chars``."""
     used = 0
-    for n, line in enumerate(lines):
-        used += min(len(line), MAX_LINE) + 1
+    for n, size in enumerate(sizes):
+        used += size + 1
         if used > chars:
             return n
-    return len(lines)
+    return len(sizes)
 
 
 def _assemble(lines: list[str], kept: list[int]) -> tuple[str, int]:

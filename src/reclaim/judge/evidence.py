@@ -1,7 +1,19 @@
 """The evidence bundle: everything the harness recorded about a trial, cut to fit a judge.
 
 Built from the trial directory alone. Every command keeps its trace event id, so a judge can
-cite it and code can check the citation against the full, uncut record.
+cite it and code can check the citation against the full, uncut record. Its parts:
+
+- every recorded command, marked by its source and how far that can be trusted
+  (evidence_commands.py): run by the harness, seen starting from outside the sandbox, logged by
+  the in-sandbox audit hook, told by the agent's own transcript;
+- the text of the programs the re-execution ran, a changed released file as a diff against the
+  original (evidence_programs.py, evidence_originals.py);
+- where each number of both results.json files was first printed (evidence_prints.py);
+- notes, network requests, the manifest, both results.json files, the re-execution, the agent's
+  own words;
+
+all fitted into the token budget with a record of every cut (evidence_fit.py) and written out by
+render.py, which marks every byte the agent wrote as its own.
 """
 
 from __future__ import annotations
@@ -11,30 +23,52 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from reclaim.judge import evidence_workspace as workspace
 from reclaim.judge.claim import metric
-from reclaim.judge.compress import Relevance, chars_to_tokens, compress
+from reclaim.judge.compress import ProgramRelevance, Relevance, chars_to_tokens
 from reclaim.judge.criteria import acceptance
-from reclaim.judge.render import render_evidence
-from reclaim.sandbox import untrusted
+from reclaim.judge.evidence_commands import (
+    CMD_CHARS,
+    ROW_CHARS,
+    STREAM_BYTES,
+    harness_commands,
+    logged_commands,
+    read_stream,
+    shown,
+)
+from reclaim.judge.evidence_fit import Part, fit, rows_part, text_part
+from reclaim.judge.evidence_models import (
+    CommandRecord,
+    Cut,
+    FileEntry,
+    FirstPrint,
+    LoggedCommand,
+    Program,
+    ReexecSummary,
+    Untrusted,
+)
+from reclaim.judge.evidence_originals import Originals
+from reclaim.judge.evidence_prints import first_prints, numbers, value_cuts
+from reclaim.judge.evidence_programs import READ_BYTES, Known, collect, command_tokens
+from reclaim.judge.render import SOURCES, inline, render_evidence, row_line
+from reclaim.judge.results import _load as load_results
 from reclaim.spec import TaskSpec
 from reclaim.store.files import TRACE, TRIAL_JSON, read_model
 from reclaim.store.models import ReexecRecord, TrialRecord
 from reclaim.trace import (
     BudgetEvent,
     CommandFinished,
+    CommandStarted,
     NetworkRequest,
     Note,
-    WithheldFound,
     read_trace,
 )
 
-EVIDENCE_VERSION = 1
+EVIDENCE_VERSION = 2
 DEFAULT_TOKENS = 30_000
-SMALL_FILE = 2_000
-UNTRUSTED_CHARS = 4_000
-STREAM_BYTES = 1 << 20  # of a command's output, head and tail: an agent's 2 GiB log stays on disk
-HASH_LIMIT = 1 << 30
-MAX_MANIFEST = 2000  # workspace entries shown, the root's first
+
+__all__ = ["DEFAULT_TOKENS", "EVIDENCE_VERSION", "CommandRecord", "Cut", "Evidence", "FileEntry", "FirstPrint",
+           "LoggedCommand", "Program", "ReexecSummary", "TaskFacts", "Untrusted", "build_evidence"]
 
 
 class TaskFacts(BaseModel):
@@ -50,74 +84,45 @@ class TaskFacts(BaseModel):
                                 "(name, target, direction, required, acceptance); the fields above are the primary one's.")
 
 
-class CommandRecord(BaseModel):
-    id: int = Field(description="The command_finished event id: what to cite.")
-    phase: str
-    cmd: str
-    exit_code: int | None
-    timed_out: bool
-    seconds: float
-    stdout: str
-    stderr: str
-    stdout_bytes: int
-    stderr_bytes: int
-    files: list[str] = Field(default_factory=list, description="'created results.json (23 B)'")
-    outputs: dict[str, str] = Field(default_factory=dict, description="Small result files as they ended.")
-
-
-class FileEntry(BaseModel):
-    path: str
-    size: int | None
-    sha256: str | None
-    provided: bool = Field(description="Placed by the harness and unchanged since.")
-    written_by: int | None = Field(None, description="Last recorded command that created or changed it.")
-
-
-class ReexecSummary(BaseModel):
-    ran: bool
-    reason: str
-    exit_code: int | None = None
-    timed_out: bool = False
-    event_id: int | None = None
-    removed: list[str] = Field(default_factory=list)
-    results: str | None = None
-    ablation: str | None = Field(None, description="The run without cached files, if there was one.")
-
-
-class Untrusted(BaseModel):
-    warning: str = "UNTRUSTED: written by the agent itself; never evidence of a result."
-    final_message: str = ""
-    transcript: str = ""
-
-
 class Evidence(BaseModel):
     version: int = EVIDENCE_VERSION
     task: TaskFacts
     status: str
     harness_findings: list[str] = Field(default_factory=list, description="Facts established by code.")
+    first_prints: list[FirstPrint] = Field(default_factory=list)
     commands: list[CommandRecord]
+    logged: list[LoggedCommand] = Field(default_factory=list, description="Commands recorded otherwise: "
+                                        "programs seen starting, the audit hook's rows, transcript steps.")
+    logged_total: dict[str, int] = Field(default_factory=dict, description="Rows recorded per source.")
+    programs: list[Program] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list, description="Harness notes and monitor flags.")
     manifest: list[FileEntry]
     agent_results: str | None
     reexec: ReexecSummary
     untrusted: Untrusted
-    cuts: list[str] = Field(default_factory=list, description="What was left out to fit the budget.")
+    cuts: list[Cut] = Field(default_factory=list, description="What was left out to fit the budget.")
     _dir: Path | None = PrivateAttr(None)
     _streams: dict[int, tuple[str, str]] = PrivateAttr(default_factory=dict)
+    _logged: dict[int, LoggedCommand] = PrivateAttr(default_factory=dict)
+    _cited: dict[int, list[str]] = PrivateAttr(default_factory=dict)
 
-    def event(self, event_id: int) -> CommandRecord | None:
-        return next((c for c in self.commands if c.id == event_id), None)
+    def event(self, event_id: int) -> CommandRecord | LoggedCommand | None:
+        """The command recorded as ``event_id``, of any source (logged ones uncut)."""
+        return next((c for c in self.commands if c.id == event_id), None) or self._logged.get(event_id)
 
     def full_text(self, event_id: int) -> str | None:
         """The uncut record of a command: what a citation of it must quote from."""
         c = self.event(event_id)
         if c is None:
             return None
+        if isinstance(c, LoggedCommand):
+            return c.cmd
         out_file, err_file = self._streams.get(event_id, (None, None))
-        stdout = _read_stream(self._dir, out_file)
-        stderr = _read_stream(self._dir, err_file)
+        stdout = read_stream(self._dir, out_file)
+        stderr = read_stream(self._dir, err_file)
         return "\n".join([c.cmd, *c.files, *(f"{k}: {v}" for k, v in c.outputs.items()),
-                          c.stdout if stdout is None else stdout, c.stderr if stderr is None else stderr])
+                          c.stdout if stdout is None else stdout, c.stderr if stderr is None else stderr,
+                          *self._cited.get(event_id, [])])
 
     def render(self) -> str:
         return render_evidence(self)
@@ -126,32 +131,26 @@ class Evidence(BaseModel):
         return chars_to_tokens(len(self.render()))
 
 
-def _read_stream(trial_dir: Path | None, rel: str | None, limit: int = STREAM_BYTES) -> str | None:
-    """A command's output as the harness captured it: only its ends are read, however large."""
-    if trial_dir is None or rel is None:
-        return None
-    data, size = untrusted.read_ends(trial_dir / rel, limit)
-    return data.decode("utf-8", "replace") if size or data else None
-
-
 def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT_TOKENS,
                    findings: list[str] | None = None) -> Evidence:
-    """Assemble the bundle for one trial and compress its outputs to fit ``max_tokens``."""
+    """Assemble the bundle for one trial and cut it to fit ``max_tokens``."""
     trial_dir = Path(trial_dir)
     t = metric(spec, spec.target.primary)
     acc = acceptance(t)
     rec = read_model(trial_dir / TRIAL_JSON, TrialRecord)
     trace = read_trace(trial_dir / TRACE) if (trial_dir / TRACE).exists() else []
     rx = read_model(trial_dir / "reexec" / "reexec.json", ReexecRecord)
-    relevant = Relevance(t.name, t.value, acc.tol)
+    provided = json.loads((trial_dir / "materials.json").read_text()) if (trial_dir / "materials.json").exists() else {}
 
     finished = [e for e in trace if isinstance(e, CommandFinished)]
-    raw = {e.id: (_read_stream(trial_dir, e.stdout_file) or e.stdout,
-                  _read_stream(trial_dir, e.stderr_file) or e.stderr) for e in finished}
-    outputs = _result_outputs(trial_dir, finished, rx)
-    notes = [_note(e) for e in trace if isinstance(e, (Note, BudgetEvent))] + _network(trace)
+    commands, raw = harness_commands(trial_dir, finished, workspace.result_outputs(trial_dir, finished, rx))
+    logged = logged_commands(trace)
+    rows = {r.id for r in logged}
+    notes = [workspace.note(e) for e in trace if isinstance(e, (Note, BudgetEvent)) and e.id not in rows]
+    notes += workspace.network(trace)
     if rec is not None and not rec.isolated:
         notes.append("monitor: the trial ran WITHOUT a sandbox (process backend)")
+    files, specials, unlisted = workspace.manifest(trial_dir, finished)
 
     ev = Evidence(
         task=TaskFacts(id=spec.id, level=spec.level.value, claim=spec.target.claim, metric=t.name,
@@ -162,145 +161,130 @@ def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT
                                 for m in spec.metrics()] if len(spec.metrics()) > 1 else []),
         status=rec.status.value if rec else "unknown",
         harness_findings=list(findings or []),
-        commands=[], notes=notes, manifest=_manifest(trial_dir, finished),
-        agent_results=_small(trial_dir / "workspace" / "results.json"),
-        reexec=_reexec_summary(trial_dir, rx), untrusted=_untrusted(trial_dir / "agent"))
+        commands=commands, notes=notes, manifest=files,
+        agent_results=workspace.small(trial_dir / "workspace" / workspace.RESULTS),
+        reexec=workspace.reexec_summary(trial_dir, rx), untrusted=workspace.agent_words(trial_dir / "agent"),
+        logged_total={s: n for s in SOURCES if (n := sum(r.source == s for r in logged))})
     ev._dir = trial_dir
-
-    streams = sum(1 for out, err in raw.values() for s in (out, err) if s)
-    budget_chars = 4 * max_tokens
-    per_stream = max(400, (budget_chars - len(ev.render())) // max(1, streams))
-    for _ in range(8):
-        ev.commands, cut = [], []
-        for e in finished:
-            out, n_out = compress(raw[e.id][0], per_stream, relevant)
-            err, n_err = compress(raw[e.id][1], per_stream, relevant)
-            if n_out or n_err:
-                cut.append(f"event {e.id}: {n_out} stdout and {n_err} stderr lines cut (kept head, tail, "
-                           f"lines naming '{t.name}', numbers near {t.value:g}, errors)")
-            ev.commands.append(CommandRecord(
-                id=e.id, phase=e.phase, cmd=" ".join(e.cmd), exit_code=e.exit_code, timed_out=e.timed_out,
-                seconds=round(e.end - e.start, 3), stdout=out, stderr=err, stdout_bytes=e.stdout_bytes,
-                stderr_bytes=e.stderr_bytes,
-                files=[f"{f.change} {f.path}" + (f" ({f.size} B)" if f.size is not None else "") for f in e.files],
-                outputs=outputs.get(e.id, {})))
-        ev.cuts = cut
-        if chars_to_tokens(len(ev.render())) <= max_tokens or per_stream <= 400:
-            break
-        per_stream //= 2
     ev._streams = {e.id: (e.stdout_file, e.stderr_file) for e in finished}
+    ev._logged = {r.id: r for r in logged}
+
+    claimed = [m.name for m in spec.metrics()]
+    prints, cuts = _first_prints(ev, trial_dir, finished, rx, claimed)
+    ev.programs, more = _programs(trial_dir, trace, finished, logged, rx, provided, files, specials)
+    cuts += more + _read_cuts(trace, finished, logged, ev.programs, unlisted)
+    names = claimed + [Path(p.path).name for p in ev.programs] + [workspace.RESULTS]
+    near = [(m.value, max(5 * acceptance(m).tol, 0.05 * abs(m.value), 1e-9)) for m in spec.metrics()]
+    parts = _parts(ev, raw, logged, prints, Relevance(t.name, t.value, acc.tol, names=names, numbers=near),
+                   ProgramRelevance(t.name, t.value, acc.tol, names=claimed, numbers=near))
+    fit(parts, max_tokens, ev.render, lambda c: setattr(ev, "cuts", c), cuts)
     return ev
 
 
-def _network(trace: list, limit: int = 40) -> list[str]:
-    """What the sandboxes asked of other hosts, as the egress proxy decided it, and any withheld
-    material found in the agent's files."""
-    net = [e for e in trace if isinstance(e, NetworkRequest)]
-    out = [f"[event {e.id}] network {e.method} {e.url[:200]} -> {e.status} "
-           f"({'allowed' if e.allowed else 'DENIED'}: {e.rule[:120]}"
-           f"{'; a URL of the withheld ' + e.forbidden if e.forbidden else ''})" for e in net[:limit]]
-    if len(net) > limit:
-        out.append(f"... {len(net) - limit} more network requests ({sum(not e.allowed for e in net)} denied in all)")
-    out += [f"[event {e.id}] WITHHELD MATERIAL FOUND ({e.material}): {'; '.join(e.files[:10])}"
-            for e in trace if isinstance(e, WithheldFound)]
-    return out
-
-
-def _note(e) -> str:
-    if isinstance(e, BudgetEvent):
-        return f"[event {e.id}] budget {e.what}: {e.detail}"
-    return f"[event {e.id}] {e.level}: {e.message[:500]}"
-
-
-def _small(path: Path) -> str | None:
-    """The start of an agent-written file, never through a link; None when it is not a plain file."""
-    try:
-        data, size = untrusted.read_head(path.parent, path.name, SMALL_FILE)
-    except untrusted.Untrusted:
-        return None
-    return data.decode("utf-8", "replace") + (" [... cut]" if size > SMALL_FILE else "")
-
-
-def _result_outputs(trial_dir: Path, finished: list, rx: ReexecRecord | None) -> dict[int, dict[str, str]]:
-    """results.json as each workspace ended, attached to the command that last wrote it there."""
-    out: dict[int, dict[str, str]] = {}
-    last_agent = None
+def _read_cuts(trace: list, finished: list, logged: list[LoggedCommand], programs: list[Program],
+               unlisted: int) -> list[Cut]:
+    """What was never read or kept whole, whatever the budget: the middle of a huge output or
+    program, long command lines, requests past the first NETWORK_ROWS, files past MAX_MANIFEST."""
+    cuts = []
     for e in finished:
-        if e.phase == "agent" and any(f.path == "results.json" and f.change != "deleted" for f in e.files):
-            last_agent = e.id
-    places = [(last_agent, trial_dir / "workspace")]
-    if rx is not None:
-        places.append((rx.event_id, trial_dir / "reexec" / "workspace"))
-        if rx.ablation is not None:
-            places.append((rx.ablation.event_id, trial_dir / "reexec" / "ablation" / "workspace"))
-    for event_id, ws in places:
-        text = _small(ws / "results.json")
-        if event_id is not None and text is not None:
-            out.setdefault(event_id, {})["results.json"] = text
-    return out
+        for stream, n in (("stdout", e.stdout_bytes), ("stderr", e.stderr_bytes)):
+            if n > STREAM_BYTES:
+                cuts.append(Cut(part=f"event {e.id} {stream}, as read", unit="bytes", total=n, cut=n - STREAM_BYTES,
+                                how=f"its first and last {STREAM_BYTES >> 11} KiB read; the whole is on disk"))
+    cuts += [Cut(part=f"program {inline(p.path, 200)}, as read", unit="bytes", total=p.size, cut=p.size - READ_BYTES,
+                 how=f"its first and last {READ_BYTES >> 11} KiB read") for p in programs if (p.size or 0) > READ_BYTES]
+    long_cmds = [len(" ".join(e.cmd)) - CMD_CHARS for e in finished if len(" ".join(e.cmd)) > CMD_CHARS]
+    long_rows = [len(r.cmd) - ROW_CHARS for r in logged if len(r.cmd) > ROW_CHARS]
+    for what, over, limit in (("harness command lines", long_cmds, CMD_CHARS), ("logged rows", long_rows, ROW_CHARS)):
+        if over:
+            cuts.append(Cut(part=what, unit="chars", total=sum(over) + limit * len(over), cut=sum(over),
+                            how=f"{len(over)} cut to {limit} characters each; citations check the whole"))
+    requests = sum(isinstance(e, NetworkRequest) for e in trace)
+    if requests > workspace.NETWORK_ROWS:
+        cuts.append(Cut(part="network requests", unit="rows", total=requests, cut=requests - workspace.NETWORK_ROWS,
+                        how=f"the first {workspace.NETWORK_ROWS} listed"))
+    if unlisted:
+        cuts.append(Cut(part="manifest, as listed", unit="files", total=unlisted + workspace.MAX_MANIFEST, cut=unlisted,
+                        how=f"the first {workspace.MAX_MANIFEST}, the root's first, listed and hashed"))
+    return cuts
 
 
-def _manifest(trial_dir: Path, finished: list) -> list[FileEntry]:
-    ws = trial_dir / "workspace"
-    provided = json.loads((trial_dir / "materials.json").read_text()) if (trial_dir / "materials.json").exists() else {}
-    writer = {}
-    for e in finished:
-        if e.phase == "agent":
-            for f in e.files:
-                writer[f.path] = e.id if f.change != "deleted" else None
-    entries = {}
-    found = [e for e in untrusted.walk(ws) if e.kind != "dir"]
-    found.sort(key=lambda e: (e.rel.count("/"), e.rel))
-    for e in found[:MAX_MANIFEST]:  # the root's first; only these are hashed
-        if e.kind != "file":  # shown, never followed: a link's target is only its text
-            what = f"symlink -> {e.target}" if e.kind == "symlink" else e.kind
-            entries[e.rel] = FileEntry(path=f"{e.rel} ({what}, not followed)", size=None, sha256=None,
-                                       provided=False, written_by=writer.get(e.rel))
-            continue
-        try:
-            digest = untrusted.sha256(ws, e.raw, limit=HASH_LIMIT)
-        except (OSError, untrusted.Untrusted):
-            digest = None
-        entries[e.rel] = FileEntry(path=e.rel, size=e.size, sha256=digest,
-                                   provided=digest is not None and provided.get(e.rel) == digest,
-                                   written_by=writer.get(e.rel))
-    for rel, digest in provided.items():  # provided files a slim copy of the trial left out
-        entries.setdefault(rel, FileEntry(path=rel, size=None, sha256=digest, provided=True))
-    if len(found) > MAX_MANIFEST:
-        name = f"... {len(found) - MAX_MANIFEST} more files not listed"
-        entries[name] = FileEntry(path=name, size=None, sha256=None, provided=False)
-    return [entries[k] for k in sorted(entries)]
+def _first_prints(ev: Evidence, trial_dir: Path, finished: list, rx: ReexecRecord | None,
+                  claimed: list[str]) -> tuple[dict[int, set[str]], list[Cut]]:
+    """Trace both results.json files' numbers to their first print; the lines cited, per event."""
+    results, totals = {}, {}
+    for which, ws in (("reexec", trial_dir / "reexec" / "workspace"), ("agent", trial_dir / "workspace")):
+        data = load_results(ws, workspace.RESULTS)[0] if rx is not None or which == "agent" else None
+        if data is not None:  # the claim's numbers first
+            data = {k: data[k] for k in sorted(data, key=lambda k: (k not in claimed, list(data).index(k)))}
+        results[which], totals[which] = numbers(data)
+    writers = {"agent": next((e.id for e in reversed(finished) if e.phase == "agent" and any(
+                   f.path == workspace.RESULTS and f.change != "deleted" for f in e.files)), None),
+               "reexec": rx.event_id if rx is not None else None}
+    ev.first_prints, cited = first_prints(trial_dir, finished, results, writers)
+    ev._cited = cited
+    return {k: set(v) for k, v in cited.items()}, value_cuts(totals)
 
 
-def _reexec_summary(trial_dir: Path, rx: ReexecRecord | None) -> ReexecSummary:
-    if rx is None:
-        return ReexecSummary(ran=False, reason="not re-executed")
-    abl = None
-    if rx.ablation is not None:
-        got = _small(trial_dir / "reexec" / "ablation" / "workspace" / "results.json")
-        abl = (f"[event {rx.ablation.event_id}] without {', '.join(rx.ablation.removed)}: "
-               f"{rx.ablation.reason}; results.json: {got or 'none'}")
-    return ReexecSummary(ran=rx.ran, reason=rx.reason, exit_code=rx.exit_code, timed_out=rx.timed_out,
-                         event_id=rx.event_id, removed=rx.removed,
-                         results=_small(trial_dir / "reexec" / "workspace" / "results.json"), ablation=abl)
+def _programs(trial_dir: Path, trace: list, finished: list, logged: list, rx: ReexecRecord | None,
+              provided: dict[str, str], manifest: list[FileEntry], specials: list[str]) -> tuple[list[Program], list[Cut]]:
+    digests = {f.path: f.sha256 for f in manifest}
+    if rx is not None and rx.ran:
+        sources = set(rx.sources)
+    else:  # not re-executed: the agent's own files as it left them
+        sources = {f.path for f in manifest if not f.provided and f.sha256}
+    sources |= set(specials)  # a link or FIFO a program names is shown as what it is, never followed
+    script = getattr(rx, "script", None) or "reproduce.sh"
+    cwd = next((e.cwd for e in trace if isinstance(e, CommandStarted) and e.phase == "reexec"), "/workspace")
+    known = Known(sources, provided, cwd.rstrip("/") or "/workspace")
+    cmds = [(e.id, " ".join(e.cmd)) for e in finished if e.phase == "reexec"]
+    cmds += [(r.id, r.cmd) for r in logged if r.phase == "reexec" and r.source in ("exec", "audit")]
+    return collect(trial_dir, known, Originals(trial_dir, trace, provided), script, command_tokens(cmds, known),
+                   digests)
 
 
-def _untrusted(agent_dir: Path) -> Untrusted:
-    """The agent's own words: plain files of its log folder only, never a link's target."""
-    files = untrusted.files(agent_dir)
-    final = next((e for e in files if Path(e.rel).stem in ("final_message", "final", "summary")), None)
-
-    def head(e) -> str:
-        try:
-            return untrusted.read_head(agent_dir, e.raw, UNTRUSTED_CHARS)[0].decode("utf-8", "replace")
-        except untrusted.Untrusted:
-            return ""
-
-    message = head(final) if final else ""
-    rest, total = [], 0
-    for e in files:
-        if e is final or total > UNTRUSTED_CHARS:
-            continue
-        rest.append(f"--- {Path(e.rel).name}\n" + head(e))
-        total += len(rest[-1])
-    return Untrusted(final_message=message, transcript="\n".join(rest)[:UNTRUSTED_CHARS])
+def _parts(ev: Evidence, raw: dict[int, tuple[str, str]], logged: list[LoggedCommand], pinned: dict[int, set[str]],
+           relevant: Relevance, program_relevant: ProgramRelevance) -> list[Part]:
+    """Everything that can shrink, with its weight: outputs and programs first, the agent's own words last."""
+    keeps = f"kept head, tail, lines naming '{ev.task.metric}' or a program, numbers near {ev.task.target:g}, errors"
+    parts = []
+    for c in ev.commands:
+        out, err = raw[c.id]
+        pins = tuple(sorted(pinned.get(c.id, ())))
+        parts.append(text_part(f"event {c.id} stdout", out, lambda s, c=c: setattr(c, "stdout", s), relevant,
+                               keeps + ", first prints", pinned=pins))
+        if err:
+            parts.append(text_part(f"event {c.id} stderr", err, lambda s, c=c: setattr(c, "stderr", s), relevant,
+                                   keeps + ", first prints", pinned=pins))
+    for p in ev.programs:
+        if p.text:
+            parts.append(text_part(f"program {inline(p.path, 200)}", p.text, lambda s, p=p: setattr(p, "text", s),
+                                   program_relevant, "kept constants, lines that write or print, changed "
+                                   "lines, lines naming the metric, then head and tail", relevant_first=True))
+    chosen: dict[str, list[LoggedCommand]] = {}
+    for source in SOURCES:
+        rows = [shown(r) for r in logged if r.source == source]
+        if rows:
+            def put(kept, gaps, source=source):
+                chosen[source] = [r.model_copy(update={"gap_before": g}) for r, g in zip(kept, gaps)]
+                ev.logged = [r for s in SOURCES for r in chosen.get(s, [])]
+            parts.append(rows_part(f"{source} rows", rows, [len(row_line(r)) for r in rows], put,
+                                   lambda i, rows=rows: relevant(rows[i].cmd) or rows[i].exit_code not in (0, None),
+                                   "kept the first, the last, and rows naming the metric, a program, "
+                                   "results.json, or failing", weight=0.5))
+    full = list(ev.manifest)
+    parts.append(rows_part("manifest", full, [len(f.path) + 40 for f in full], lambda kept, gaps: setattr(
+        ev, "manifest", kept + ([FileEntry(path=f"... {len(full) - len(kept)} more files cut to fit", size=None,
+                                           sha256=None, provided=False)] if len(kept) < len(full) else [])),
+        lambda i: not full[i].provided, "kept the agent's files first", weight=0.3))
+    notes = list(ev.notes)
+    parts.append(rows_part("notes", notes, [len(n) + 2 for n in notes], lambda kept, gaps: setattr(
+        ev, "notes", [f"[... {g} notes cut ...] {n}" if g else n for n, g in zip(kept, gaps)]),
+        lambda i: "warning" in notes[i] or "error" in notes[i] or "DENIED" in notes[i], "kept warnings, errors, denials",
+        weight=0.5))
+    u = ev.untrusted
+    for field in ("final_message", "transcript"):
+        if getattr(u, field):
+            parts.append(text_part(f"the agent's {field.replace('_', ' ')}", getattr(u, field),
+                                   lambda s, field=field: setattr(u, field, s), relevant, keeps, weight=0.2))
+    return parts

@@ -1,0 +1,89 @@
+"""The released files as the harness provided them, for diffs against what the agent changed.
+
+The materials are bound read-only from the content-addressed cache. The trace's setup note names
+each material's cache object (``code/ = <source> [<digest12>, <n> bytes]``), run.json names the
+cache, and materials.json holds every provided file's sha256; a file is used only when its bytes
+have that sha256, so a moved cache or a changed task folder reads as "not reachable", never as a
+wrong original.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+from reclaim.sandbox import untrusted
+from reclaim.trace import Note
+
+READ_BYTES = 1 << 20
+CACHE_VAR = "RECLAIM_MATERIALS_CACHE"  # materials/cache.py's: its default root when run.json names none
+_MOUNT = re.compile(r"(?:^|; )([\w.-]+)/ = (.*?) \[([0-9a-f]{8,64}), \d+ bytes\]")
+_NOTE = "materials (read-only, from the cache): "
+
+
+class Originals:
+    """Reads a released file (``code/train.py``) from where the harness got it, checked by sha256."""
+
+    def __init__(self, trial_dir: Path, trace: list, provided: dict[str, str]):
+        self.provided = provided
+        self.mounts: dict[str, tuple[str, str]] = {}
+        for e in trace:
+            if isinstance(e, Note) and e.phase == "setup" and e.message.startswith(_NOTE):
+                for name, source, digest in _MOUNT.findall(e.message[len(_NOTE):]):
+                    self.mounts.setdefault(name, (source, digest))
+        self.roots = _cache_roots(trial_dir)
+        self._got: dict[str, tuple[bytes | None, str]] = {}
+
+    def read(self, rel: str) -> tuple[bytes | None, str]:
+        """(its bytes, where they came from), or (None, why it cannot be read)."""
+        if rel not in self._got:
+            self._got[rel] = self._read(rel)
+        return self._got[rel]
+
+    def _read(self, rel: str) -> tuple[bytes | None, str]:
+        want = self.provided.get(rel)
+        name, _, inner = rel.partition("/")
+        if want is None or not inner:
+            return None, f"{rel} is not a released file"
+        if name not in self.mounts:
+            return None, f"the trace records no cache object for material {name}/"
+        source, digest = self.mounts[name]
+        places = [obj for root in self.roots for obj in _objects(root, digest)]
+        if os.path.isabs(source) and Path(source).is_dir():
+            places.append(Path(source))  # a local task folder, as the suite named it
+        for place in places:
+            try:
+                data, size = untrusted.read_head(place, inner, READ_BYTES + 1)
+            except untrusted.Untrusted:
+                continue
+            if size <= READ_BYTES and hashlib.sha256(data).hexdigest() == want:
+                return data, f"{place}/{inner}"
+        if not places:
+            return None, (f"material {name}/'s cache object {digest} is not under "
+                          f"{', '.join(str(r) for r in self.roots) or 'any known cache'}")
+        return None, f"no copy of {rel} with materials.json's sha256 {want[:12]} in {len(places)} place(s) searched"
+
+
+def _objects(root: Path, digest: str) -> list[Path]:
+    objects = root / "objects"
+    try:
+        names = sorted(n for n in os.listdir(objects) if n.startswith(digest) and not n.endswith(".json"))
+    except OSError:
+        return []
+    return [objects / n for n in names if (objects / n).is_dir() and not (objects / n).is_symlink()]
+
+
+def _cache_roots(trial_dir: Path) -> list[Path]:
+    roots = []
+    run_json = trial_dir.parent.parent / "run.json"
+    try:
+        named = json.loads(run_json.read_text())["materials_cache"] if run_json.is_file() else None
+    except (OSError, ValueError, KeyError, TypeError):
+        named = None
+    for r in (named, os.environ.get(CACHE_VAR), str(Path.home() / ".cache" / "reclaim" / "materials")):
+        if r and Path(r) not in roots:
+            roots.append(Path(r))
+    return roots
