@@ -67,7 +67,7 @@ def test_rates_exclude_harness_errors_and_pick_the_best_agent():
     assert r.levels["reimplement"].any_agent_rate == 0.0
     assert "retrain" not in r.levels
     assert r.totals.outcomes == {"reproduced": 3, "not_reproduced": 3, "budget_exhausted": 1,
-                                 "disqualified": 1, "error": 1}
+                                 "disqualified": 1, "error": 1, "skipped": 0}
 
 
 def test_json_keys_are_stable():

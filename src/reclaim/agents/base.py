@@ -13,6 +13,12 @@ from reclaim.spec import Task
 from reclaim.trace import TraceWriter
 
 
+class Skipped(Exception):
+    """The agent does not apply to this task (an adversarial baseline on a task with no weakened
+    experiment): the trial ends ``skipped`` with this message as its note, counted neither as the
+    agent's failure nor as the harness's."""
+
+
 @dataclass
 class ModelAccess:
     """A trial's account at the run's model gateway."""

@@ -11,6 +11,8 @@ from reclaim.store import Outcome, RunSpec, TrialRecord
 
 SCHEMA_VERSION = 1
 LEVELS = ("run", "retrain", "reimplement")
+NOT_COUNTED = (Outcome.error, Outcome.skipped)
+"""Left out of every rate: the harness's failures, and trials the agent does not apply to."""
 
 
 def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -25,12 +27,13 @@ def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 
 class AgentRow(BaseModel):
-    trials: int = Field(description="Trials that counted: every outcome except error.")
+    trials: int = Field(description="Trials that counted: every outcome except error and skipped.")
     reproduced: int
     rate: float
     ci_low: float
     ci_high: float
     errors: int = Field(0, description="Harness errors, left out of the rate.")
+    skipped: int = Field(0, description="Trials the agent did not apply to (TrialRow.note), left out of the rate.")
 
 
 class LevelBlock(BaseModel):
@@ -51,6 +54,7 @@ class TrialRow(BaseModel):
     wall_s: float | None
     attempts: int = Field(1, description="Finished attempts: 1, plus each harness error that was run again.")
     error_attempts: int = Field(0, description="Attempts that ended in a harness error, this one included.")
+    note: str | None = Field(None, description="Why a skipped trial did not apply to its task.")
 
 
 class Totals(BaseModel):
@@ -105,12 +109,13 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
             mine = [r for r in here if r.agent == agent]
             if not mine:
                 continue
-            counted = [r for r in mine if r.outcome != Outcome.error]
+            counted = [r for r in mine if r.outcome not in NOT_COUNTED]
             k = sum(r.outcome == Outcome.reproduced for r in counted)
             lo, hi = wilson(k, len(counted))
             rows[agent] = AgentRow(trials=len(counted), reproduced=k,
                                    rate=k / len(counted) if counted else 0.0, ci_low=lo, ci_high=hi,
-                                   errors=len(mine) - len(counted))
+                                   errors=sum(r.outcome == Outcome.error for r in mine),
+                                   skipped=sum(r.outcome == Outcome.skipped for r in mine))
         papers = sorted({r.task for r in here})
         by_paper = defaultdict(bool)
         for r in here:
@@ -141,7 +146,7 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
     trials = [TrialRow(task=r.task, level=r.level, agent=r.agent, seed=r.seed,
                        outcome=r.outcome.value, measured=r.measured, target=r.target,
                        wall_s=r.timings.get("total_s"), attempts=attempts[r.trial_id],
-                       error_attempts=errored[r.trial_id]) for r in records]
+                       error_attempts=errored[r.trial_id], note=r.note) for r in records]
     return Report(run_id=spec.run_id, suite=spec.suite_name, suite_version=spec.suite_version,
                   judge=judge or spec.judge, sandbox=spec.sandbox, budget_scale=spec.budget_scale,
                   levels=levels, totals=totals, trials=trials)

@@ -6,6 +6,7 @@ import csv
 import io
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.table import Table
 
 from reclaim.report.aggregate import Report, Totals
@@ -23,6 +24,11 @@ def _ci(lo: float, hi: float) -> str:
 
 def _attempts(t: Totals) -> str:
     return f"in {t.attempts} attempts ({t.retries} retries, {t.error_attempts} harness errors)"
+
+
+def _skipped(r: Report) -> list[str]:
+    """Each skipped trial with why: left out of the rates, so listed where they are read."""
+    return [f"{t.task}__{t.agent}__{t.seed}: {t.note or 'skipped'}" for t in r.trials if t.outcome == "skipped"]
 
 
 def _level_rows(r: Report):
@@ -65,6 +71,8 @@ def to_markdown(r: Report) -> str:
             f"{t.gpu_hours_allocated:.3f}, busy {t.gpu_hours_busy:.3f}; GPU energy {t.energy_wh:.1f} Wh; "
             f"CPU {t.cpu_s:.1f} s; model {t.model_tokens} tokens, ${t.model_usd:.4f}.", "",
             "Outcomes: " + ", ".join(f"{k} {v}" for k, v in t.outcomes.items()) + "."]
+    if skipped := _skipped(r):
+        out += ["", "Skipped (left out of the rates):", *[f"- {line}" for line in skipped]]
     return "\n".join(out) + "\n"
 
 
@@ -90,6 +98,8 @@ def to_rich(r: Report) -> Group:
                f"{t.gpu_hours_allocated:.3f} allocated, {t.gpu_hours_busy:.3f} busy · CPU {t.cpu_s:.1f} s · "
                f"model {t.model_tokens} tokens ${t.model_usd:.4f}\n"
                "outcomes: " + " · ".join(f"{k} {v}" for k, v in t.outcomes.items()))
+    if skipped := _skipped(r):
+        summary += "\nskipped (left out of the rates):\n" + "\n".join(f"  {escape(line)}" for line in skipped)
     return Group(main, per, summary)
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.agents import AgentContext, make_agent
-from reclaim.agents.base import ModelAccess
+from reclaim.agents.base import ModelAccess, Skipped
 from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.budget.disk import DiskGuard
 from reclaim.budget.gpus import Allocator, GpuBackend
@@ -135,6 +135,9 @@ def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> Trial
             _lifecycle(s, task, agent_spec, seed, tdir, rec, trace, timer, wall)
     except Cancelled as e:  # left running: --resume sets it aside and runs it again
         trace.emit(Note, phase="setup", level="warning", message=str(e))
+    except Skipped as e:  # the agent does not apply to the task: neither its failure nor the harness's
+        rec.status, rec.outcome, rec.note = Status.skipped, Outcome.skipped, str(e)
+        trace.emit(Note, phase="agent", level="warning", message=f"skipped: {e}")
     except Exception as e:  # a harness failure: keep the record, blame no one
         rec.status, rec.outcome = Status.error, Outcome.error
         rec.error = f"{type(e).__name__}: {e}"

@@ -14,16 +14,21 @@ class Status(str, Enum):
     completed = "completed"
     budget_exhausted = "budget_exhausted"
     error = "error"
+    skipped = "skipped"
+    """The agent does not apply to the task (TrialRecord.note says why): nothing was judged."""
 
 
 class Outcome(str, Enum):
-    """The final word on a trial. ``error`` is the harness's failure, never the agent's."""
+    """The final word on a trial. ``error`` is the harness's failure, never the agent's;
+    ``skipped``: the agent does not apply to the task (an adversarial baseline on a task with no
+    weakened experiment), neither the agent's failure nor the harness's. Rates leave both out."""
 
     reproduced = "reproduced"
     not_reproduced = "not_reproduced"
     budget_exhausted = "budget_exhausted"
     disqualified = "disqualified"
     error = "error"
+    skipped = "skipped"
 
 
 MAX_RETRIES = 2
@@ -109,6 +114,7 @@ class TrialRecord(BaseModel):
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per harness phase.")
     warnings: list[str] = Field(default_factory=list)
     error: str | None = None
+    note: str | None = Field(None, description="Why a skipped trial did not apply to its task.")
     agent_logs: str = Field("agent/", description="Written by the agent itself: untrusted.")
     records: dict[str, str] = Field(default_factory=dict,
                                     description="sha256 of the trial's sealed records (trace, spec, verdict, "
