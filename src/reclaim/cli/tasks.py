@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from reclaim.cli.validation import (
+    failure_report,
+    measured_vs_criteria,
+    task_warnings,
+    verdict_of,
+)
 from reclaim.runner.run import RunError, RunOptions, execute, plan_run
 from reclaim.sandbox import check_backend, default_backend
 from reclaim.spec import SpecError, load_suite
@@ -17,8 +25,8 @@ from reclaim.store import Outcome
 from reclaim.suites import resolve_suite
 
 tasks_app = typer.Typer(help="List and validate task suites.")
-console = Console()
-err = Console(stderr=True)
+console = Console(soft_wrap=True)  # paths and numbers stay on one line, whatever the width
+err = Console(stderr=True, soft_wrap=True)
 
 
 def _load(suite: Optional[str]):
@@ -54,11 +62,16 @@ def list_tasks(suite: Annotated[Optional[str], typer.Argument(help="Suite folder
 def validate(
     suite: Annotated[Optional[str], typer.Argument(help="Suite folder or bundled name.")] = None,
     with_reference: Annotated[bool, typer.Option(
-        "--with-reference", help="Also run every reference solution in a sandbox and judge it.")] = False,
+        "--with-reference", help="Also run every reference solution and weakened experiment in a sandbox and "
+                                 "judge them: each reference must reproduce, each weakened experiment must miss.")] = False,
     sandbox: Annotated[str, typer.Option(help="Sandbox for --with-reference: auto, bwrap, process.")] = "auto",
-    jobs: Annotated[int, typer.Option(help="References run at once.")] = 2,
+    jobs: Annotated[int, typer.Option(help="Trials run at once.")] = 2,
+    keep: Annotated[bool, typer.Option(
+        "--keep", help="Keep the run folder of --with-reference and print its path (kept anyway when a "
+                       "task fails).")] = False,
 ) -> None:
-    """Check every task of a suite and list all problems, not just the first."""
+    """Check every task of a suite and list all problems, not just the first; warn where the rules
+    cannot check a target."""
     try:
         s = _load(suite)
     except SpecError as e:
@@ -67,33 +80,110 @@ def validate(
         err.print(f"[bold red]{len(e.problems)} problem(s)[/] in {resolve_suite(suite)}")
         raise typer.Exit(1) from None
     console.print(f"[green]✓[/] {s.meta.name} {s.meta.version}: {len(s.tasks)} tasks, specs valid")
+    warned = 0
+    for t in s.tasks:
+        for w in task_warnings(t):
+            warned += 1
+            console.print(f"[yellow]![/] {escape(t.id)}: {escape(w)}", highlight=False)
     if not with_reference:
+        if warned:
+            console.print(f"[yellow]{warned} warning(s)[/]: targets the rules cannot fully check")
         return
     name = default_backend() if sandbox == "auto" else sandbox
     if (why := check_backend(name)) is not None:
         err.print(f"[bold red]error:[/] sandbox '{name}' cannot run here: {why}")
         raise typer.Exit(2)
-    with tempfile.TemporaryDirectory(prefix="reclaim-validate-") as tmp:
+    run_references(s, name, jobs, keep, warned)
+
+
+def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int) -> None:
+    """Each reference (must reproduce) and weakened experiment (the partial agent: must miss),
+    through the real harness, in a folder of its own."""
+    tasks = [t for t in s.tasks if t.spec.reference is not None]
+    if not tasks:
+        console.print("[yellow]![/] no task has a reference solution: nothing to run")
+        return
+    weak = [t for t in tasks if t.spec.reference.weakened is not None]
+    tmp = Path(tempfile.mkdtemp(prefix="reclaim-validate-"))
+    rd = None
+    failed = True
+    try:
+        agents = ["reference"] + (["partial"] if weak else [])
+        err.print(f"running {len(tasks)} reference(s) and {len(weak)} weakened experiment(s) "
+                  f"(sandbox {sandbox}, {jobs} at once)", highlight=False)
         try:
-            rd = plan_run(RunOptions(suite=s.dir, agents=["reference"], jobs=jobs, sandbox=name,
-                                     runs_root=Path(tmp)))
+            rd = plan_run(RunOptions(suite=s.dir, agents=agents, jobs=jobs, sandbox=sandbox, runs_root=tmp,
+                                     tasks=[t.id for t in tasks]))
             records = execute(rd)
         except (RunError, SpecError) as e:
-            err.print(f"[bold red]error:[/] {e}", highlight=False)
+            failed = False  # no trial ran: nothing to keep
+            err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False)
             raise typer.Exit(2) from None
-        bad = 0
-        for rec in sorted(records, key=lambda r: r.task):
-            ok = rec.outcome == Outcome.reproduced
-            bad += not ok
-            verdict = (rd.trial_dir(rec.trial_id) / "verdict.json")
-            detail = verdict.read_text() if not ok and verdict.exists() else (rec.error or "")
-            mark = "[green]✓[/]" if ok else "[red]✗[/]"
-            console.print(f"{mark} {rec.task}: reference {rec.outcome.value if rec.outcome else rec.status.value}"
-                          + (f" (measured {rec.measured:.6g}, target {rec.target:g})" if rec.measured is not None else ""),
-                          highlight=False)
-            if detail:
-                console.print(detail, highlight=False)
-    if bad:
-        err.print(f"[bold red]{bad} task(s) whose reference misses its own target[/]")
+        failed = _report(rd, records, weak, warned)
+    finally:
+        where = rd.path if rd is not None else tmp
+        if keep or failed:
+            console.print(f"run folder kept: {where}", highlight=False)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if failed:
         raise typer.Exit(1)
-    console.print(f"[green]✓[/] every reference reproduces its own target ({len(records)} tasks)")
+
+
+def _report(rd, records, weak, warned: int) -> bool:
+    """Print each task's result; True when any task failed."""
+    by = {(r.task, r.agent): r for r in records}
+    scripts = {t.id: f"{t.spec.reference.path}/{t.spec.reference.weakened}" for t in weak}
+    bad_ref = bad_weak = 0
+    for task in sorted({r.task for r in records}):
+        name = escape(task)
+        ref = by.get((task, "reference"))
+        if ref is None:
+            bad_ref += 1
+            console.print(f"[red]✗[/] {name}: the reference left no trial record", highlight=False)
+            continue
+        ok = ref.outcome == Outcome.reproduced
+        bad_ref += not ok
+        got = f" (measured {ref.measured:.6g}, target {ref.target:g})" if ref.measured is not None else ""
+        mark = "[green]✓[/]" if ok else "[red]✗[/]"
+        console.print(f"{mark} {name}: reference {(ref.outcome or ref.status).value}{got}", highlight=False)
+        if not ok:
+            for line in failure_report(ref, rd.trial_dir(ref.trial_id)):
+                console.print(f"    {line}", highlight=False, markup=False)
+        part = by.get((task, "partial"))
+        if part is None or part.outcome == Outcome.skipped:
+            continue
+        tdir = rd.trial_dir(part.trial_id)
+        verdict = verdict_of(tdir) or {}
+        if part.outcome == Outcome.reproduced:
+            bad_weak += 1
+            console.print(f"[red]✗[/] {name}: the weakened experiment ({escape(scripts.get(task, 'weakened'))}) "
+                          f"meets the criteria ({escape(measured_vs_criteria(verdict))}): an agent that runs it "
+                          "and claims the paper's number passes. Fix: make the weakened experiment weaker, or "
+                          "tighten the target", highlight=False)
+            console.print(f"    trial folder: {tdir}", highlight=False, markup=False)
+        elif part.outcome == Outcome.error:
+            bad_weak += 1
+            console.print(f"[red]✗[/] {name}: the weakened experiment could not be judged (harness error)",
+                          highlight=False)
+            for line in failure_report(part, tdir):
+                console.print(f"    {line}", highlight=False, markup=False)
+        else:
+            console.print(f"[green]✓[/] {name}: weakened experiment {part.outcome.value} "
+                          f"({escape(measured_vs_criteria(verdict))})", highlight=False)
+            if part.measured is None:
+                warned += 1
+                console.print(f"[yellow]![/] {name}: the weakened experiment gave no number "
+                              f"({escape(verdict.get('rationale', ''))}): it misses by failing, which checks "
+                              "less than a number that falls short", highlight=False)
+    if bad_ref:
+        err.print(f"[bold red]{bad_ref} task(s) whose reference misses its own target[/]")
+    if bad_weak:
+        err.print(f"[bold red]{bad_weak} task(s) whose weakened experiment does not miss the target[/]")
+    if bad_ref or bad_weak:
+        return True
+    n = len({r.task for r in records})
+    console.print(f"[green]✓[/] every reference reproduces its own target ({n} tasks) and every weakened "
+                  f"experiment misses it ({len(weak)} tasks)" + (f"; {warned} warning(s)" if warned else ""),
+                  highlight=False)
+    return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,7 +170,49 @@ def file_problems(task_dir: Path, raw: dict[str, Any]) -> list[Problem]:
         if not (task_dir / entry).is_file():
             problems.append(Problem(path, "reference.entrypoint", f"reference script '{entry}' not found",
                                     "add the reference solution, or set reference: null"))
+        weak = ref.get("weakened")
+        if isinstance(weak, str) and not (task_dir / ref.get("path", "reference") / weak).is_file():
+            problems.append(Problem(path, "reference.weakened",
+                                    f"weakened experiment '{Path(ref.get('path', 'reference')) / weak}' not found",
+                                    "add the script, or leave reference.weakened out"))
     return problems
+
+
+_NAMED = re.compile(  # code/x, ./data/x, "weights", cd code
+    r"""(?<![\w./-])(?:\./)?(code|data|weights)/|["'](code|data|weights)["']|\b(?:cd|pushd)\s+(?:\./)?(code|data|weights)\b""")
+
+
+def reference_uses(task_dir: Path, spec: TaskSpec) -> dict[str, str]:
+    """The material folders (code/, data/, weights/) the reference solution's files name, each
+    with the first file that names it: what posing the task harder must not take from it."""
+    if spec.reference is None or not (root := task_dir / spec.reference.path).is_dir():
+        return {}
+    found: dict[str, str] = {}
+    for f in sorted(q for q in root.rglob("*") if q.is_file() and "__pycache__" not in q.parts):
+        try:
+            text = f.read_bytes()[:1 << 20].decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for m in _NAMED.finditer(text):
+            found.setdefault(next(g for g in m.groups() if g), f.relative_to(task_dir).as_posix())
+    return found
+
+
+def _missing_fix(task_dir: Path, spec: TaskSpec, name: str) -> str:
+    """How to supply a material the level needs, never by withholding what the reference uses."""
+    m = spec.materials
+    uses = reference_uses(task_dir, spec)
+    harder = m.released_level()
+    lost = {n: f for n, f in uses.items() if n not in m.allowed(harder)}
+    fixes = []
+    if name == "data" and m.code is not None and "data" not in uses:
+        fixes.append("where the released code generates its data, say so: materials.data: generated")
+    fixes.append(f"add materials.{name}" + (f" ({uses[name]} reads {name}/)" if name in uses else ""))
+    if not lost:
+        return ", or ".join(fixes) + f", or pose the task at a harder level (level: {harder.value})"
+    why = "; ".join(f"{f} uses {n}/" for n, f in sorted(lost.items()))
+    return ", or ".join(fixes) + (f" (not a harder level: level {harder.value} would not give the reference "
+                                  f"what it uses: {why})")
 
 
 def check_task(task_dir: Path, spec: TaskSpec) -> list[Problem]:
@@ -186,8 +229,7 @@ def check_task(task_dir: Path, spec: TaskSpec) -> list[Problem]:
             problems.append(Problem(
                 path, f"materials.{name}",
                 f"level '{spec.level.value}' needs released {name}, but materials.{name} is missing",
-                f"add materials.{name}, or pose the task at a harder level "
-                f"(level: {m.released_level().value})"))
+                _missing_fix(task_dir, spec, name)))
     env = spec.environment
     if env is not None and env.requirements:
         first = Path(env.requirements).parts[0]
