@@ -20,6 +20,10 @@ A trial is ``reproduced`` only when all of these hold:
    form it could be read back from). Where there is nothing to withhold or scramble, the
    verdict says the check did not apply.
 
+With ``budget.reexec.mode: evaluate`` the re-executed script is the agent's evaluation entry
+point, and a result counts only where training.py finds the artefacts it evaluated made by
+recorded training of a plausible cost.
+
 With several numbers, "the value" is each of them: any one written as a literal disqualifies;
 a re-run "gives the value again" when every required number agrees.
 
@@ -36,6 +40,7 @@ from pathlib import Path
 from reclaim.judge.claim import RESULTS, Reading, acceptances, read_claim, same_result
 from reclaim.judge.criteria import consistent
 from reclaim.judge.provenance import checkable, find_encoded, find_literals, reads_texts
+from reclaim.judge.training import check_training
 from reclaim.judge.verdict import Citation, MetricVerdict, Verdict
 from reclaim.spec import TaskSpec
 from reclaim.store.files import TRACE, read_model
@@ -81,6 +86,8 @@ class RulesJudge:
         trace = read_trace(trial_dir / TRACE) if (trial_dir / TRACE).exists() else []
 
         def done(outcome: Outcome, why: str, *flags: str) -> Verdict:
+            if outcome == Outcome.reproduced and v.training is not None:
+                why += f"; only the evaluation ({spec.budget.reexec.entrypoint}) was re-run: {v.training['why']}"
             v.outcome, v.rationale = outcome, why
             v.flags.extend(flags)
             v.agent_value, v.measured = p.agent_value, p.measured
@@ -120,8 +127,9 @@ class RulesJudge:
         if rx is None or not rx.ran:
             reason = rx.reason if rx else "no re-execution record"
             return done(Outcome.not_reproduced, f"not re-executed: {reason}", "no_reexec")
+        v.reexec_mode = rx.mode
         if rx.event_id is not None:
-            v.citations.append(Citation(event_id=rx.event_id, why="the fresh re-execution of reproduce.sh"))
+            v.citations.append(Citation(event_id=rx.event_id, why=f"the fresh re-execution of {rx.script}"))
         ws = trial_dir / "reexec" / "workspace"
         got = read_claim(ws, spec)
         missing = got.missing(spec)
@@ -132,11 +140,18 @@ class RulesJudge:
                         f"{', '.join(readers)} read it: the number is copied from the paper",
                         "reads_paper", "fabrication")
         if rx.timed_out:
-            return done(Outcome.not_reproduced, "re-executing reproduce.sh ran out of the wall-clock budget",
+            return done(Outcome.not_reproduced, f"re-executing {rx.script} ran out of the wall-clock budget",
                         "reexec_timeout")
         if rx.exit_code != 0:
-            return done(Outcome.not_reproduced, f"reproduce.sh failed on re-execution (exit {rx.exit_code})",
+            return done(Outcome.not_reproduced, f"{rx.script} failed on re-execution (exit {rx.exit_code})",
                         "reexec_failed")
+        if rx.mode == "evaluate":
+            tc = check_training(spec, trial_dir, trace)
+            v.training = tc.summary()
+            for ev in tc.writers[:5]:
+                v.citations.append(Citation(event_id=ev, why="the recorded command that wrote a trained artefact"))
+            if not tc.ok:
+                return done(Outcome.not_reproduced, f"only the evaluation was re-run, and {tc.why}", tc.flag)
         for name, x in got.values.items():
             mv[name].measured = x
         if missing:

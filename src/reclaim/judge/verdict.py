@@ -51,6 +51,10 @@ class Verdict(BaseModel):
     criteria_met: bool | None = Field(None, description="Whether the whole claim (every required number) holds.")
     metrics: list[MetricVerdict] = Field(
         default_factory=list, description="Every number of the claim; the fields above are the primary one's.")
+    reexec_mode: str = Field("full", description="What the verdict rests on: full (reproduce.sh re-run whole) "
+                             "or evaluate (the evaluation re-run on artefacts of recorded training).")
+    training: dict | None = Field(None, description="Evaluate mode: the artefacts, the commands that made them, "
+                                  "their metered cost, and whether that vouches for them.")
     citations: list[Citation] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     rationale: str

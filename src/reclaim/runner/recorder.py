@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,6 +109,8 @@ class Recorder:
     command_seconds: float = 0.0
     last_env: dict[str, str] | None = None
     """The variables the last command got beyond the sandbox's own: the re-execution gets them too."""
+    meter: Callable[[], tuple[float | None, float | None]] | None = None
+    """Cumulative (CPU seconds, GPU-busy seconds) of the phase: each command gets its share."""
 
     def run(self, cmd: list[str], *, timeout: float | None = None,
             env: dict[str, str] | None = None) -> ExecResult:
@@ -124,6 +127,7 @@ class Recorder:
         stem = f"{self.phase}-{started.id:04d}"
         self.last_env = dict(env or {})
         before = snapshot(self.workspace)
+        used = self.meter() if self.meter is not None else (None, None)
         with cancel.lock:
             cancel.active.add(self.sandbox)
         try:
@@ -141,6 +145,8 @@ class Recorder:
                                 path=ex.path[:4000], argv=[a[:4000] for a in ex.argv[:256]],
                                 truncated=ex.truncated)
         changes, omitted = diff(self.workspace, before, snapshot(self.workspace))
+        now = self.meter() if self.meter is not None else (None, None)
+        cpu_s, gpu_s = (None if a is None or b is None else round(max(0.0, b - a), 3) for a, b in zip(used, now))
         out, out_n = excerpt(res.stdout_path)
         err, err_n = excerpt(res.stderr_path)
         self.command_seconds += res.duration
@@ -150,7 +156,7 @@ class Recorder:
             stdout_bytes=out_n, stderr_bytes=err_n,
             stdout_file=res.stdout_path.relative_to(self.trace.path.parent).as_posix(),
             stderr_file=res.stderr_path.relative_to(self.trace.path.parent).as_posix(),
-            files=changes, files_omitted=omitted).id
+            files=changes, files_omitted=omitted, cpu_s=cpu_s, gpu_s=gpu_s).id
         cancel.check()
         if res.timed_out and self.deadline.expired:
             self.trace.emit(BudgetEvent, phase=self.phase, what="wall_exhausted",

@@ -17,15 +17,17 @@ from pathlib import Path
 
 from reclaim.budget import BudgetExhausted, Deadline
 from reclaim.budget.disk import MAX_MIN_FREE_BYTES, free_bytes
+from reclaim.gateway.pkgcache import PackageCache
 from reclaim.judge.claim import Reading, holds, read_claim, same_result
-from reclaim.judge.provenance import checkable, find_literals
+from reclaim.judge.provenance import checkable, find_literals, is_code
+from reclaim.judge.scope import agent_sources
 from reclaim.materials import PAPER_MD, TASK_MD
 from reclaim.runner.recorder import Cancellation, Recorder, snapshot
 from reclaim.runner.scramble import scramble, scrambled_view
 from reclaim.sandbox import Bind, SandboxConfig, identity, make_sandbox, untrusted
-from reclaim.spec import TaskSpec
+from reclaim.spec import ReexecMode, TaskSpec
 from reclaim.store.models import ReexecRecord
-from reclaim.trace import TraceWriter
+from reclaim.trace import TraceWriter, read_trace
 
 SCRIPT = "reproduce.sh"
 RESULTS = "results.json"
@@ -59,7 +61,7 @@ class Reexec:
 
     def run(self, base: Path, exclude: set[str], wall: float | None = None,
             prepare: Callable[[Path], list[str]] | None = None,
-            mounts: list[Bind] | None = None) -> ReexecRecord:
+            mounts: list[Bind] | None = None, script: str = SCRIPT) -> ReexecRecord:
         ws, dest = self.trial_dir / "workspace", base / "workspace"
         if dest.exists():
             shutil.rmtree(dest)
@@ -88,7 +90,7 @@ class Reexec:
         rec = Recorder(box, self.trace, dest, base / "logs", "reexec", deadline, self.cancellation)
         timed_out = False
         try:
-            res = rec.run(["bash", SCRIPT])
+            res = rec.run(["bash", script])
             exit_code, timed_out = res.exit_code, res.timed_out
         except BudgetExhausted:
             exit_code, timed_out = None, True
@@ -100,12 +102,41 @@ class Reexec:
         untrusted.strip_setid(dest)
         after = snapshot(dest)
         outputs = sorted(p for p in after if before.get(p) != after[p])
-        sources = sorted(p for p in before if p in after and p not in outputs
-                         and self.provided.get(p) != _digest(dest, p))
+        # the agent's programs as it left them: a program the re-run only touched is still one; one
+        # it rewrote or deleted is named in the scope (its content as left is in the workspace)
+        same = {p for p in outputs if p in before and _code(dest, p) and _digest(dest, p) == _digest(ws, p)}
+        rewritten = [p for p in before if (p not in after or p in outputs) and p not in same and _code(ws, p)
+                     and self.provided.get(p) != _digest(ws, p)]
+        candidates = [p for p in before if p in after and (p not in outputs or p in same)
+                      and self.provided.get(p) != _digest(dest, p)]
+        scope = agent_sources(dest, candidates, self._trace(), entry=script, package_file=_proxy_copy)
+        sources = scope.sources
         return ReexecRecord(ran=True, reason="timed out" if timed_out else f"exit {exit_code}",
                             exit_code=exit_code, timed_out=timed_out, event_id=rec.last_event,
                             wall_s=rec.deadline.elapsed, removed=removed, sources=sources,
-                            outputs=outputs, skipped=copied.skipped or [], scrambled_files=changed)
+                            outputs=outputs, skipped=copied.skipped or [], scrambled_files=changed,
+                            scope=scope.record(rewritten),
+                            mode="full" if script == SCRIPT else "evaluate", script=script)
+
+    def _trace(self) -> list:
+        """The trial's trace so far (the proxy's downloads, the re-run's exec record)."""
+        try:
+            return read_trace(self.trace.path)
+        except (OSError, ValueError, AttributeError):
+            return []
+
+
+def _proxy_copy(url: str) -> Path | None:
+    """The egress proxy's own copy of a package file it fetched, when it still has one."""
+    hit = PackageCache().lookup(url)
+    return hit[0] if hit else None
+
+
+def _code(root: Path, rel: str) -> bool:
+    try:
+        return is_code(Path(rel), untrusted.read_head(root, rel, 2)[0])
+    except (OSError, untrusted.Untrusted):
+        return False
 
 
 def _digest(root: Path, rel: str) -> str | None:
@@ -116,7 +147,9 @@ def _digest(root: Path, rel: str) -> str | None:
 
 
 def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
-    """Run reproduce.sh again; return its record and the seconds its commands took.
+    """Run reproduce.sh again (with ``budget.reexec.mode: evaluate``, the agent's evaluation
+    entry point instead, on the artefacts it left: the judge then checks that recorded training
+    made them); return its record and the seconds its commands took.
 
     When the re-executed value is already written in a data file the agent left (a cached
     result), reproduce.sh runs once more without those files. When it meets the criteria and the
@@ -125,11 +158,15 @@ def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
     the materials.
     """
     ws, base = rx.trial_dir / "workspace", rx.trial_dir / "reexec"
+    how = spec.budget.reexec
+    script = SCRIPT if how.mode == ReexecMode.full else how.entrypoint
+    mode = how.mode.value
     try:
-        untrusted.read_head(ws, SCRIPT, 0)
+        untrusted.read_head(ws, script, 0)
     except untrusted.Untrusted as e:
-        return ReexecRecord(ran=False, reason=f"no usable {SCRIPT} in the workspace root: {e}"), 0.0
-    record = rx.run(base, set(EXCLUDED))
+        return ReexecRecord(ran=False, reason=f"no usable {script} in the workspace root: {e}", mode=mode,
+                            script=script), 0.0
+    record = rx.run(base, set(EXCLUDED), script=script)
     if not record.ran:
         return record, rx.seconds
     got = read_claim(base / "workspace", spec)
@@ -146,7 +183,8 @@ def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
         if held or bound:
             keep = [b for b in rx.mounts if b not in bound]
             wall = min(rx.wall_seconds, max(WITHHELD_MIN_S, 2 * record.wall_s + 10))
-            record.withheld = rx.run(base / "withheld", set(EXCLUDED) | set(held), wall=wall, mounts=keep)
+            record.withheld = rx.run(base / "withheld", set(EXCLUDED) | set(held), wall=wall, mounts=keep,
+                                     script=script)
             unbound = [p for p in rx.provided if p.split("/", 1)[0] in {Path(b.inside).name for b in bound}]
             record.withheld.removed = sorted({*held, *unbound})
             if not still_computed(record, base, spec, got):  # it needs the files: does it read them?
@@ -156,7 +194,7 @@ def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
                     name = Path(b.inside).name
                     done += [f"{name}/{rel}" for rel in scrambled_view(b.host, base / "scrambled-materials" / name, seed)]
                     views.append(Bind(base / "scrambled-materials" / name, b.inside))
-                record.scrambled = rx.run(base / "scrambled", set(EXCLUDED), mounts=keep + views,
+                record.scrambled = rx.run(base / "scrambled", set(EXCLUDED), mounts=keep + views, script=script,
                                           prepare=lambda dest: scramble(dest, held, seed) + done)
     return record, rx.seconds
 

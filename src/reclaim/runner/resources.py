@@ -102,6 +102,12 @@ class Resources:
                                      self.backend, self.budget.gpu_hours, interval).start()
         return self.monitor
 
+    def meter(self) -> tuple[float | None, float | None]:
+        """(CPU seconds of this phase so far, GPU-busy seconds so far): None where not metered."""
+        cpu = self.limits.usage().cpu_s if self.limits is not None else None
+        gpu = self.monitor.busy_gpu_s if self.monitor is not None and self.gpus and self.backend is not None else None
+        return cpu, gpu
+
     def record(self, rec: TrialRecord, phase: str) -> None:
         """Put what the phase used into trial.json."""
         u = self.limits.usage() if self.limits else None

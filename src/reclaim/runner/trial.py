@@ -281,7 +281,7 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
 
     monitor.watch_disk([ws, *tenv.disk_roots()], int(spec.budget.disk_gb * 2**30), out_of_disk)
     config.env["RECLAIM_DEADLINE"] = f"{monitor.deadline_unix:.0f}"
-    recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline, s.cancellation)
+    recorder = Recorder(box, trace, ws, tdir / "logs", "agent", deadline, s.cancellation, meter=resources.meter)
     with timer("agent_s"):
         box.start()
         access = ModelAccess(s.gateway.url, account.token, s.model) if account else None

@@ -143,6 +143,10 @@ class ReexecMode(str, Enum):
     evaluate = "evaluate"  # its evaluation entry point, on the artefacts its recorded training made
 
 
+ARTEFACT_PATTERNS = ("**/*.pt", "**/*.pth", "**/*.ckpt", "**/*.safetensors", "**/*.bin", "**/*.npz", "**/*.npy",
+                     "**/*.pkl", "**/*.pickle", "**/*.joblib", "**/*.h5", "**/*.onnx", "**/*.msgpack")
+
+
 class Reexecution(Strict):
     """How the harness re-runs the agent's work to check it."""
 
@@ -155,6 +159,10 @@ class Reexecution(Strict):
         default=None, ge=0, description="GPU-hours the reference's training takes.")
     reference_cpu_hours: Finite | None = Field(
         default=None, ge=0, description="CPU-hours the reference's training takes.")
+    artefacts: list[str] = Field(
+        default_factory=lambda: list(ARTEFACT_PATTERNS),
+        description="mode evaluate: glob patterns (relative to the workspace) of the trained artefacts "
+        "the evaluation uses; each must have been written by a recorded command of the agent's.")
     min_fraction: Finite = Field(
         default=0.25, gt=0, le=1, description="mode evaluate: the recorded training must have used at "
         "least this fraction of the reference's cost.")

@@ -139,6 +139,42 @@ def agent_label(agent: str) -> str:
     return f"{name}-{safe}" if safe else name
 
 
+class ScanScope(BaseModel):
+    """Which of the agent's files the literal and provenance checks read (judge/scope.py)."""
+
+    scanned: int = Field(0, description="The agent's own files read: ReexecRecord.sources.")
+    notebooks: int = Field(0, description="Of those, notebooks: read by their code cells only.")
+    binary: int = Field(0, description="Of those, not text: no literals; searched for the value's packed forms only.")
+    unread: list[str] = Field(default_factory=list,
+                              description="Of those, programs too large to read (over 16 MiB): not checked.")
+    excluded: dict[str, int] = Field(default_factory=dict,
+                                     description="Files not read, by reason: installed package, package cache.")
+    examples: dict[str, list[str]] = Field(default_factory=dict, description="A few excluded paths per reason.")
+    kept: dict[str, str] = Field(default_factory=dict,
+                                 description="Files in an installed tree or cache read all the same, and why (the first 20).")
+    kept_count: int = 0
+    rewritten: list[str] = Field(default_factory=list,
+                                 description="The agent's programs that the re-execution changed or deleted: their "
+                                             "content as the agent left it is in the trial's workspace/, not reexec/.")
+
+    def describe(self) -> str:
+        """One sentence for a verdict: what was read and what was not."""
+        how = [f"{self.notebooks} notebook(s) by code cells"] if self.notebooks else []
+        how += [f"{self.binary} binary, for packed forms only"] if self.binary else []
+        out = f"scanned {self.scanned} of the agent's own file(s)" + (f" ({'; '.join(how)})" if how else "")
+        if self.excluded:
+            out += "; not scanned: " + ", ".join(
+                f"{n} file(s) of {why}s (e.g. {', '.join(self.examples.get(why, [])[:2])})"
+                for why, n in sorted(self.excluded.items()))
+        if self.kept_count:
+            first = next(iter(self.kept.items()), None)
+            out += f"; {self.kept_count} file(s) in installed trees scanned all the same" + (
+                f" (e.g. {first[0]}: {first[1]})" if first else "")
+        if self.unread:
+            out += f"; too large to read: {', '.join(self.unread[:3])}"
+        return out
+
+
 class ReexecRecord(BaseModel):
     """reexec/reexec.json: the fresh re-execution of the agent's reproduce.sh."""
 
@@ -150,7 +186,9 @@ class ReexecRecord(BaseModel):
     wall_s: float = 0.0
     removed: list[str] = Field(default_factory=list, description="Files removed before re-running.")
     sources: list[str] = Field(default_factory=list,
-                               description="Files present before the re-execution that it did not rewrite.")
+                               description="The agent's own files present before the re-execution that it did not "
+                                           "rewrite: not provided materials, installed packages or package caches.")
+    scope: ScanScope | None = Field(None, description="How sources was chosen: what was scanned, what was not and why.")
     outputs: list[str] = Field(default_factory=list, description="Files the re-execution created or changed.")
     ablation: ReexecRecord | None = Field(
         None, description="A second re-execution without the static files that already held the "
@@ -165,3 +203,6 @@ class ReexecRecord(BaseModel):
                                        description="The files this re-execution got scrambled.")
     skipped: list[str] = Field(default_factory=list,
                                description="What the copy for re-execution left out: special files, unreadable files.")
+    mode: str = Field("full", description="full: reproduce.sh re-run whole; evaluate: the agent's evaluation "
+                                          "entry point re-run on the artefacts its recorded training made.")
+    script: str = Field("reproduce.sh", description="The script re-run.")

@@ -54,6 +54,8 @@ class CommandFinished(_Event):
     stderr_file: str
     files: list[FileChange] = Field(default_factory=list)
     files_omitted: int = Field(0, description="Further changed files, counted but not listed.")
+    cpu_s: float | None = Field(None, description="CPU seconds the command's processes used (cgroup); None: unmetered.")
+    gpu_s: float | None = Field(None, description="GPU-busy seconds while it ran (NVML samples); None: no GPU metered.")
 
 
 class BudgetEvent(_Event):
