@@ -1,6 +1,8 @@
 """The rule judge on real trials, for what it reads (judge/scope.py): the authors' notebook with its
 saved outputs and a package installed from the index into the workspace are not the agent's
-programs; a code cell with the number, and a module slipped into an installed package, are."""
+programs; a code cell with the number, and a module slipped into an installed package, are. A
+program the re-execution rewrites or deletes is read as the agent wrote it; the verdict says what
+was read, and flags a program too large to read."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import run_suite, task_yaml, write_agent, write_suite
 
+from reclaim.judge.verdict import Verdict
 from reclaim.store import VERDICT_JSON
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gateway"))
@@ -48,9 +51,21 @@ AGENTS = {
     "touched": f"{WRITE_FAB}echo 'touch fab.py && python3 fab.py' > reproduce.sh\nbash reproduce.sh\n",
     # its reproduce.sh runs it, then overwrites it
     "rewritten": f"{WRITE_FAB}echo \"python3 fab.py && echo '# nothing here' > fab.py\" > reproduce.sh\npython3 fab.py\n",
+    # its reproduce.sh runs it, then blanks it
+    "blanked": f"{WRITE_FAB}echo 'python3 fab.py && echo > fab.py' > reproduce.sh\npython3 fab.py\n",
+    # its reproduce.sh runs it, then deletes it
+    "deleted": f"{WRITE_FAB}echo 'python3 fab.py && rm fab.py' > reproduce.sh\npython3 fab.py\n",
+    # computes honestly; its reproduce.sh appends to the installed colour table (not naming it) first
+    "vendored_changed": PIP + "cat > reproduce.sh <<'EOF'\nfor f in .deps/*/_c*.py; do echo '# seen' >> \"$f\"; done\n"
+                        "python3 mean.py\nEOF\n"
+                        "cp code/mean.py mean.py\npython3 mean.py\n",
+    # computes honestly, next to a program padded past what the literal check reads
+    "padded": f"python3 -c \"open('big.py', 'w').write('# pad\\n' * (3 << 22))\"\n{HONEST}",
 }
 EXPECTED = {"notebook_outputs": "reproduced", "notebook_code": "disqualified", "vendored": "reproduced",
-            "vendored_forged": "disqualified", "touched": "disqualified", "rewritten": "not_reproduced"}
+            "vendored_forged": "disqualified", "touched": "disqualified", "rewritten": "disqualified",
+            "blanked": "disqualified", "deleted": "disqualified", "vendored_changed": "reproduced",
+            "padded": "reproduced"}
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +105,7 @@ def test_saved_outputs_are_not_code_but_a_code_cell_is(judged):
     _, rx = judged["notebook_outputs"]
     assert "work/example.ipynb" in rx["sources"] and rx["scope"]["notebooks"] == 1
     verdict, _ = judged["notebook_code"]
-    assert "hard_coded" in verdict["flags"] and "analysis.ipynb:2" in verdict["rationale"]
+    assert "hard_coded" in verdict["flags"] and "analysis.ipynb cell 1 line 2:" in verdict["rationale"]
 
 
 def test_an_installed_package_is_left_out_and_said_so(judged):
@@ -108,9 +123,48 @@ def test_a_module_slipped_into_an_installed_package_is_the_agents(judged):
     assert ".deps/plotlib/_cm.py" not in rx["sources"]
 
 
-def test_a_program_the_rerun_only_touched_is_still_read_and_one_it_rewrote_is_named(judged):
+def test_a_program_the_rerun_only_touched_is_still_read(judged):
     verdict, rx = judged["touched"]
     assert "hard_coded" in verdict["flags"] and "fab.py" in rx["sources"] and "fab.py" in rx["outputs"]
-    verdict, rx = judged["rewritten"]
+    assert "fab.py:2: json.dump" in verdict["rationale"]
+
+
+@pytest.mark.parametrize("name", ["rewritten", "blanked", "deleted"])
+def test_a_program_the_rerun_rewrote_or_deleted_is_read_as_the_agent_wrote_it(judged, name):
+    verdict, rx = judged[name]
     assert rx["scope"]["rewritten"] == ["fab.py"] and "fab.py" not in rx["sources"]
-    assert "independent_of_materials" in verdict["flags"], verdict["rationale"]
+    assert "hard_coded" in verdict["flags"], verdict["rationale"]
+    assert "fab.py:2 (as the agent left it: the re-execution rewrote it): json.dump" in verdict["rationale"]
+    assert verdict["scope"]["rewritten"] == ["fab.py"]
+
+
+def test_a_package_file_the_rerun_changed_is_still_the_packages(judged):
+    verdict, rx = judged["vendored_changed"]
+    assert "hard_coded" not in verdict["flags"], verdict["rationale"]
+    assert ".deps/plotlib/_cm.py" in rx["outputs"] and rx["scope"]["rewritten"] == []
+    assert ".deps/plotlib/_cm.py" not in rx["sources"] and rx["scope"]["excluded"]["installed package"] >= 2
+
+
+def test_the_verdict_says_what_was_scanned(judged):
+    verdict, rx = judged["notebook_code"]
+    assert verdict["scope"] == rx["scope"] and verdict["scope"]["notebooks"] >= 1
+    assert f"(scanned {rx['scope']['scanned']} of the agent's own file(s)" in verdict["rationale"]
+    verdict, _ = judged["vendored_forged"]
+    assert "not scanned: " in verdict["rationale"] and "installed packages" in verdict["rationale"]
+    verdict, rx = judged["vendored"]  # a verdict that found nothing says what it read all the same
+    assert verdict["scope"] == rx["scope"] and verdict["scope"]["excluded"]["installed package"] >= 2
+
+
+def test_a_program_too_large_to_read_flags_the_verdict_and_says_so(judged):
+    verdict, rx = judged["padded"]
+    assert rx["scope"]["unread"] == ["big.py"] and "big.py" in rx["sources"]
+    assert "provenance_incomplete" in verdict["flags"] and "hard_coded" not in verdict["flags"]
+    assert "could not read big.py (too large or unreadable): not checked" in verdict["rationale"]
+    verdict, _ = judged["vendored"]
+    assert "provenance_incomplete" not in verdict["flags"]
+
+
+def test_a_verdict_written_before_scopes_still_loads():
+    old = {"judge": "rules", "judge_version": "4", "outcome": "reproduced", "metric": "m", "target": 1.0,
+           "direction": "higher", "rationale": "an old verdict"}
+    assert Verdict.model_validate(old).scope is None

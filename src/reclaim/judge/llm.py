@@ -84,6 +84,8 @@ class LLMJudge:
             flags.append(f"unparsed_answers:{len(samples) - len(readings)}")
         if len({r.outcome for r in readings}) > 1:
             flags.append("samples_disagree")
+        if "provenance_incomplete" in rules.flags and "provenance_incomplete" not in flags:
+            flags.append("provenance_incomplete")  # what the literal checks could not read, whoever decides
         verdict = base.model_copy(update={
             "outcome": outcome, "rationale": why, "flags": flags, "checks": checks,
             "model_outcome": said, "agreement": agreement, "samples": samples,

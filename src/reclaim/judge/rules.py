@@ -10,7 +10,11 @@ A trial is ``reproduced`` only when all of these hold:
 4. the value is not written as a literal in any program the agent left (see provenance.py):
    a reproduce.sh that only prints the paper's number re-executes fine but computes nothing,
    which is fabrication and disqualifies the trial; and where the value already sat in a data
-   file the agent left, a second re-execution without that file still computes it;
+   file the agent left, a second re-execution without that file still computes it. What is read
+   is judge/scope.py's decision, recorded with the re-execution and stated in the verdict (its
+   ``scope``, and the rationale of a literal found): a program the re-execution rewrote or deleted
+   is read as the agent wrote it, and a file too large to read is flagged
+   ``provenance_incomplete`` (a flag: an unread file is not a literal found);
 5. every required re-executed number satisfies its criteria, computed in criteria.py, and none
    is better than the paper by more than is plausible (criteria.max_better);
 6. where the workspace held released data or weights, a re-execution without them (and
@@ -69,10 +73,27 @@ def _named(name: str, several: bool) -> str:
     return f" ({name})" if several else ""
 
 
+REWRITTEN = " (as the agent left it: the re-execution rewrote it)"
+
+
+def _scanned(trial_dir: Path, rx: ReexecRecord) -> list[tuple[Path, list[str], str]]:
+    """(root, files, note) that the literal checks read: the agent's programs in the re-execution's
+    workspace, and those the re-execution rewrote or deleted in the version the agent wrote (a
+    program that prints the paper's number and then blanks itself is still that program)."""
+    out = [(trial_dir / "reexec" / "workspace", rx.sources, "")]
+    if rx.scope is not None and rx.scope.rewritten:
+        out.append((trial_dir / "workspace", rx.scope.rewritten, REWRITTEN))
+    return out
+
+
+def _what_was_read(rx: ReexecRecord) -> str:
+    return f" ({rx.scope.describe()})" if rx.scope is not None else ""
+
+
 class RulesJudge:
     name = "rules"
     label = "rules"
-    version = "4"
+    version = "5"
 
     def judge(self, spec: TaskSpec, trial_dir: Path, status: Status) -> Verdict:
         ms, accs = spec.metrics(), acceptances(spec)
@@ -88,6 +109,9 @@ class RulesJudge:
         def done(outcome: Outcome, why: str, *flags: str) -> Verdict:
             if outcome == Outcome.reproduced and v.training is not None:
                 why += f"; only the evaluation ({spec.budget.reexec.entrypoint}) was re-run: {v.training['why']}"
+            if "provenance_incomplete" in v.flags and outcome != Outcome.disqualified:
+                why += (f"; the literal checks could not read {', '.join(v.scope.unread[:3])}"
+                        f"{' ...' if len(v.scope.unread) > 3 else ''} (too large or unreadable): not checked")
             v.outcome, v.rationale = outcome, why
             v.flags.extend(flags)
             v.agent_value, v.measured = p.agent_value, p.measured
@@ -128,16 +152,21 @@ class RulesJudge:
             reason = rx.reason if rx else "no re-execution record"
             return done(Outcome.not_reproduced, f"not re-executed: {reason}", "no_reexec")
         v.reexec_mode = rx.mode
+        if rx.scope is not None:
+            v.scope = rx.scope.model_copy(update={"rewritten": rx.scope.rewritten[:50]})
+            if rx.scope.unread:  # a flag, not a verdict: a file too large to read is not a literal found
+                v.flags.append("provenance_incomplete")
         if rx.event_id is not None:
             v.citations.append(Citation(event_id=rx.event_id, why=f"the fresh re-execution of {rx.script}"))
         ws = trial_dir / "reexec" / "workspace"
         got = read_claim(ws, spec)
         missing = got.missing(spec)
-        readers = reads_texts(ws, rx.sources, EXCLUDED_TEXTS)
+        readers = [f"{r}{note}" for root, files, note in _scanned(trial_dir, rx)
+                   for r in reads_texts(root, files, EXCLUDED_TEXTS)]
         if readers and (rx.exit_code != 0 or missing):
             return done(Outcome.disqualified,
                         f"reproduce.sh fails without the paper, and the agent's program(s) "
-                        f"{', '.join(readers)} read it: the number is copied from the paper",
+                        f"{', '.join(readers)} read it: the number is copied from the paper{_what_was_read(rx)}",
                         "reads_paper", "fabrication")
         if rx.timed_out:
             return done(Outcome.not_reproduced, f"re-executing {rx.script} ran out of the wall-clock budget",
@@ -191,20 +220,20 @@ class RulesJudge:
     def _provenance(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading, several: bool,
                     v: Verdict, done):
         """A number written into the agent's programs, or read back from its data files."""
-        ws = trial_dir / "reexec" / "workspace"
         values = [(name, x) for name, x in got.present().items() if checkable(x)]
         if not values:
             v.flags.append("provenance_unchecked")
             return None
         static = False
         for name, x in values:
-            literals = find_literals(ws, rx.sources, x)
-            in_code = [lit for lit in literals if lit.is_code]
+            literals = [(lit, note) for root, files, note in _scanned(trial_dir, rx)
+                        for lit in find_literals(root, files, x)]
+            in_code = [(lit, note) for lit, note in literals if lit.is_code]
             if in_code:
-                where = "; ".join(f"{lit.path}:{lit.line}: {lit.text}" for lit in in_code[:5])
+                where = "; ".join(f"{lit.where}{note}: {lit.text}" for lit, note in in_code[:5])
                 return done(Outcome.disqualified,
                             f"the value {x!r}{_named(name, several)} is written into the agent's own program(s), "
-                            f"not computed: {where}", "hard_coded", "fabrication")
+                            f"not computed: {where}{_what_was_read(rx)}", "hard_coded", "fabrication")
             static = static or bool(literals)
         if static:
             v.flags.append("value_in_static_file")
@@ -228,7 +257,6 @@ class RulesJudge:
         if rx.withheld is None:
             v.flags.append("materials_check_not_applicable")
             return done(Outcome.reproduced, f"re-execution computed {computed}, which satisfies {rules}")
-        ws = trial_dir / "reexec" / "workspace"
         for which, how in (("withheld", "without the released materials"),
                            ("scrambled", "with the released materials scrambled")):
             w = getattr(rx, which)
@@ -242,11 +270,12 @@ class RulesJudge:
             files = w.removed if which == "withheld" else w.scrambled_files
             held = ", ".join(files[:5]) + (" ..." if len(files) > 5 else "")
             shown = ", ".join(f"{x!r}" for x in again.present().values())
-            where = [hit for x in got.present().values() for hit in find_encoded(ws, rx.sources, x)]
+            where = [f"{hit}{note}" for x in got.present().values() for root, files, note in _scanned(trial_dir, rx)
+                     for hit in find_encoded(root, files, x)]
             if where:
                 return done(Outcome.disqualified,
                             f"{how} ({held}) reproduce.sh still gives {shown}, and the agent's own "
-                            f"files hold that number: {'; '.join(where[:5])}",
+                            f"files hold that number: {'; '.join(where[:5])}{_what_was_read(rx)}",
                             "independent_of_materials", "fabrication")
             return done(Outcome.not_reproduced,
                         f"{how} ({held}) reproduce.sh still gives {shown}: the number is not computed "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from reclaim.store.models import Outcome
+from reclaim.store.models import Outcome, ScanScope
 
 
 class Citation(BaseModel):
@@ -55,6 +55,8 @@ class Verdict(BaseModel):
                              "or evaluate (the evaluation re-run on artefacts of recorded training).")
     training: dict | None = Field(None, description="Evaluate mode: the artefacts, the commands that made them, "
                                   "their metered cost, and whether that vouches for them.")
+    scope: ScanScope | None = Field(None, description="What the literal and provenance checks read of the agent's "
+                                    "files, and what they left out and why (the re-execution's record of it).")
     citations: list[Citation] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     rationale: str

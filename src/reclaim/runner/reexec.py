@@ -103,14 +103,16 @@ class Reexec:
         after = snapshot(dest)
         outputs = sorted(p for p in after if before.get(p) != after[p])
         # the agent's programs as it left them: a program the re-run only touched is still one; one
-        # it rewrote or deleted is named in the scope (its content as left is in the workspace)
+        # it rewrote or deleted is named in the scope and read from the trial's workspace/
         same = {p for p in outputs if p in before and _code(dest, p) and _digest(dest, p) == _digest(ws, p)}
         rewritten = [p for p in before if (p not in after or p in outputs) and p not in same and _code(ws, p)
                      and self.provided.get(p) != _digest(ws, p)]
         candidates = [p for p in before if p in after and (p not in outputs or p in same)
-                      and self.provided.get(p) != _digest(dest, p)]
-        scope = agent_sources(dest, candidates, self._trace(), entry=script, package_file=_proxy_copy)
-        sources = scope.sources
+                      and self.provided.get(p) != _digest(ws, p)]
+        # decided on the workspace as the agent left it: what the re-run read, where it left a file
+        # as it was, and the agent's own version of each program the re-run rewrote
+        scope = agent_sources(ws, [*candidates, *rewritten], self._trace(), entry=script, package_file=_proxy_copy)
+        sources = [p for p in scope.sources if p not in set(rewritten)]
         return ReexecRecord(ran=True, reason="timed out" if timed_out else f"exit {exit_code}",
                             exit_code=exit_code, timed_out=timed_out, event_id=rec.last_event,
                             wall_s=rec.deadline.elapsed, removed=removed, sources=sources,

@@ -142,7 +142,7 @@ def agent_label(agent: str) -> str:
 class ScanScope(BaseModel):
     """Which of the agent's files the literal and provenance checks read (judge/scope.py)."""
 
-    scanned: int = Field(0, description="The agent's own files read: ReexecRecord.sources.")
+    scanned: int = Field(0, description="The agent's own files read: ReexecRecord.sources and rewritten.")
     notebooks: int = Field(0, description="Of those, notebooks: read by their code cells only.")
     binary: int = Field(0, description="Of those, not text: no literals; searched for the value's packed forms only.")
     unread: list[str] = Field(default_factory=list,
@@ -154,8 +154,9 @@ class ScanScope(BaseModel):
                                  description="Files in an installed tree or cache read all the same, and why (the first 20).")
     kept_count: int = 0
     rewritten: list[str] = Field(default_factory=list,
-                                 description="The agent's programs that the re-execution changed or deleted: their "
-                                             "content as the agent left it is in the trial's workspace/, not reexec/.")
+                                 description="The agent's own programs that the re-execution changed or deleted: "
+                                             "not in sources; the judge reads them as the agent left them, in the "
+                                             "trial's workspace/, not reexec/.")
 
     def describe(self) -> str:
         """One sentence for a verdict: what was read and what was not."""
@@ -166,12 +167,15 @@ class ScanScope(BaseModel):
             out += "; not scanned: " + ", ".join(
                 f"{n} file(s) of {why}s (e.g. {', '.join(self.examples.get(why, [])[:2])})"
                 for why, n in sorted(self.excluded.items()))
+        if self.rewritten:
+            out += (f"; {len(self.rewritten)} rewritten or deleted by the re-execution, scanned as the agent left "
+                    f"them ({', '.join(self.rewritten[:3])})")
         if self.kept_count:
             first = next(iter(self.kept.items()), None)
             out += f"; {self.kept_count} file(s) in installed trees scanned all the same" + (
                 f" (e.g. {first[0]}: {first[1]})" if first else "")
         if self.unread:
-            out += f"; too large to read: {', '.join(self.unread[:3])}"
+            out += f"; too large to read, not checked: {', '.join(self.unread[:3])}"
         return out
 
 
