@@ -53,7 +53,7 @@ from reclaim.judge.evidence_programs import READ_BYTES, Known, collect, command_
 from reclaim.judge.render import SOURCES, inline, render_evidence, row_line
 from reclaim.judge.results import _load as load_results
 from reclaim.spec import TaskSpec
-from reclaim.store.files import TRACE, TRIAL_JSON, read_model
+from reclaim.store.files import PROVIDED, RESULTS, TRACE, TRIAL_JSON, read_model
 from reclaim.store.models import ReexecRecord, TrialRecord
 from reclaim.trace import (
     BudgetEvent,
@@ -140,7 +140,7 @@ def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT
     rec = read_model(trial_dir / TRIAL_JSON, TrialRecord)
     trace = read_trace(trial_dir / TRACE) if (trial_dir / TRACE).exists() else []
     rx = read_model(trial_dir / "reexec" / "reexec.json", ReexecRecord)
-    provided = json.loads((trial_dir / "materials.json").read_text()) if (trial_dir / "materials.json").exists() else {}
+    provided = json.loads((trial_dir / PROVIDED).read_text()) if (trial_dir / PROVIDED).exists() else {}
 
     finished = [e for e in trace if isinstance(e, CommandFinished)]
     commands, raw = harness_commands(trial_dir, finished, workspace.result_outputs(trial_dir, finished, rx))
@@ -162,7 +162,7 @@ def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT
         status=rec.status.value if rec else "unknown",
         harness_findings=list(findings or []),
         commands=commands, notes=notes, manifest=files,
-        agent_results=workspace.small(trial_dir / "workspace" / workspace.RESULTS),
+        agent_results=workspace.small(trial_dir / "workspace" / RESULTS),
         reexec=workspace.reexec_summary(trial_dir, rx), untrusted=workspace.agent_words(trial_dir / "agent"),
         logged_total={s: n for s in SOURCES if (n := sum(r.source == s for r in logged))})
     ev._dir = trial_dir
@@ -173,7 +173,7 @@ def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT
     prints, cuts = _first_prints(ev, trial_dir, finished, rx, claimed)
     ev.programs, more = _programs(trial_dir, trace, finished, logged, rx, provided, files, specials)
     cuts += more + _read_cuts(trace, finished, logged, ev.programs, unlisted)
-    names = claimed + [Path(p.path).name for p in ev.programs] + [workspace.RESULTS]
+    names = claimed + [Path(p.path).name for p in ev.programs] + [RESULTS]
     near = [(m.value, max(5 * acceptance(m).tol, 0.05 * abs(m.value), 1e-9)) for m in spec.metrics()]
     parts = _parts(ev, raw, logged, prints, Relevance(t.name, t.value, acc.tol, names=names, numbers=near),
                    ProgramRelevance(t.name, t.value, acc.tol, names=claimed, numbers=near))
@@ -214,12 +214,12 @@ def _first_prints(ev: Evidence, trial_dir: Path, finished: list, rx: ReexecRecor
     """Trace both results.json files' numbers to their first print; the lines cited, per event."""
     results, totals = {}, {}
     for which, ws in (("reexec", trial_dir / "reexec" / "workspace"), ("agent", trial_dir / "workspace")):
-        data = load_results(ws, workspace.RESULTS)[0] if rx is not None or which == "agent" else None
+        data = load_results(ws, RESULTS)[0] if rx is not None or which == "agent" else None
         if data is not None:  # the claim's numbers first
             data = {k: data[k] for k in sorted(data, key=lambda k: (k not in claimed, list(data).index(k)))}
         results[which], totals[which] = numbers(data)
     writers = {"agent": next((e.id for e in reversed(finished) if e.phase == "agent" and any(
-                   f.path == workspace.RESULTS and f.change != "deleted" for f in e.files)), None),
+                   f.path == RESULTS and f.change != "deleted" for f in e.files)), None),
                "reexec": rx.event_id if rx is not None else None}
     ev.first_prints, cited = first_prints(trial_dir, finished, results, writers)
     ev._cited = cited

@@ -9,14 +9,13 @@ from pathlib import Path
 
 from reclaim.judge.evidence_models import FileEntry, ReexecSummary, Untrusted
 from reclaim.sandbox import untrusted
+from reclaim.store.files import HASH_LIMIT, PROVIDED, RESULTS
 from reclaim.store.models import ReexecRecord
 from reclaim.trace import BudgetEvent, NetworkRequest, WithheldFound
 
 SMALL_FILE = 2_000
 UNTRUSTED_CHARS = 4_000
-HASH_LIMIT = 1 << 30
 MAX_MANIFEST = 2000  # workspace entries shown, the root's first
-RESULTS = "results.json"
 NETWORK_ROWS = 40
 
 
@@ -54,7 +53,7 @@ def result_outputs(trial_dir: Path, finished: list, rx: ReexecRecord | None) -> 
     out: dict[int, dict[str, str]] = {}
     last_agent = None
     for e in finished:
-        if e.phase == "agent" and any(f.path == "results.json" and f.change != "deleted" for f in e.files):
+        if e.phase == "agent" and any(f.path == RESULTS and f.change != "deleted" for f in e.files):
             last_agent = e.id
     places = [(last_agent, trial_dir / "workspace")]
     if rx is not None:
@@ -62,9 +61,9 @@ def result_outputs(trial_dir: Path, finished: list, rx: ReexecRecord | None) -> 
         if rx.ablation is not None:
             places.append((rx.ablation.event_id, trial_dir / "reexec" / "ablation" / "workspace"))
     for event_id, ws in places:
-        text = small(ws / "results.json")
+        text = small(ws / RESULTS)
         if event_id is not None and text is not None:
-            out.setdefault(event_id, {})["results.json"] = text
+            out.setdefault(event_id, {})[RESULTS] = text
     return out
 
 
@@ -72,7 +71,7 @@ def manifest(trial_dir: Path, finished: list) -> tuple[list[FileEntry], list[str
     """The workspace's files, the paths of what in it is not a plain file (links, FIFOs), and how
     many files past MAX_MANIFEST were not listed."""
     ws = trial_dir / "workspace"
-    provided = json.loads((trial_dir / "materials.json").read_text()) if (trial_dir / "materials.json").exists() else {}
+    provided = json.loads((trial_dir / PROVIDED).read_text()) if (trial_dir / PROVIDED).exists() else {}
     writer = {}
     for e in finished:
         if e.phase == "agent":

@@ -41,13 +41,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reclaim.judge.claim import RESULTS, Reading, acceptances, read_claim, same_result
+from reclaim.judge.claim import Reading, acceptances, read_claim, same_result
 from reclaim.judge.criteria import consistent
 from reclaim.judge.provenance import checkable, find_encoded, find_literals, reads_texts
 from reclaim.judge.training import check_training
 from reclaim.judge.verdict import Citation, MetricVerdict, Verdict
 from reclaim.spec import TaskSpec
-from reclaim.store.files import TRACE, read_model
+from reclaim.store.files import RESULTS, TRACE, read_model
 from reclaim.store.models import Outcome, ReexecRecord, Status
 from reclaim.trace import CommandFinished, read_trace
 

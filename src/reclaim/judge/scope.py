@@ -52,11 +52,12 @@ from urllib.parse import unquote, urlsplit
 
 from reclaim.judge.provenance import MAX_CODE_BYTES, is_code, read_text
 from reclaim.sandbox import untrusted
+from reclaim.store.files import HASH_LIMIT
 from reclaim.store.models import ScanScope
 
 INSTALLED, CACHE = "installed package", "package cache"
 CACHEDIR_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
-MAX_META, MAX_HASHED, KEPT_SHOWN, EXAMPLES = 16 << 20, 1 << 30, 20, 5
+MAX_META, MAX_UNPACKED, KEPT_SHOWN, EXAMPLES = 16 << 20, 1 << 30, 20, 5  # MAX_UNPACKED: an sdist's bytes hashed
 NAMED = "named by a scanned program, run by the re-execution or pointed at by a .pth"
 ENTRY = "a program entry point (bin/, *.pth, sitecustomize): run, not imported"
 _DIST_INFO = re.compile(r"^(?:(.*)/)?([^/]+)-([^/-]+)\.dist-info/RECORD$")
@@ -174,7 +175,7 @@ def archive_hashes(path: Path) -> frozenset[str] | None:
         out, total = set(), 0
         with tarfile.open(path) as tf:
             for m in tf:
-                if m.isfile() and (total := total + m.size) <= MAX_HASHED and (fh := tf.extractfile(m)):
+                if m.isfile() and (total := total + m.size) <= MAX_UNPACKED and (fh := tf.extractfile(m)):
                     h = hashlib.sha256()
                     for chunk in iter(lambda: fh.read(1 << 20), b""):
                         h.update(chunk)
@@ -256,7 +257,7 @@ def _under(path: str, folder: str) -> bool:
 
 def _hash(root: Path, rel: str) -> str | None:
     try:
-        hexd = untrusted.sha256(root, rel, limit=MAX_HASHED)
+        hexd = untrusted.sha256(root, rel, limit=HASH_LIMIT)
     except (OSError, untrusted.Untrusted):
         return None
     return _b64(bytes.fromhex(hexd))

@@ -27,11 +27,10 @@ from pathlib import Path
 
 from reclaim.sandbox import untrusted
 from reclaim.spec import TaskSpec
+from reclaim.store.files import HASH_LIMIT, PROVIDED, RESULTS
 from reclaim.trace import CommandFinished
 
-PROVIDED = "materials.json"  # the harness's own list of the files it put in the workspace
-NOT_ARTEFACTS = ("results.json", "paper.md", "TASK.md")
-HASH_LIMIT = 1 << 30  # as the recorder's: larger files are on the record by size
+NOT_ARTEFACTS = (RESULTS, "paper.md", "TASK.md")
 
 
 @dataclass

@@ -16,6 +16,7 @@ from reclaim.sandbox import (
     identity,
     untrusted,
 )
+from reclaim.store.files import HASH_LIMIT
 from reclaim.trace import (
     BudgetEvent,
     CommandFinished,
@@ -27,7 +28,6 @@ from reclaim.trace import (
 from reclaim.trace.events import Phase
 
 MAX_FILE_CHANGES = 2000  # per command, on the record; the rest are counted
-HASH_LIMIT = 1 << 30  # larger files are recorded by size alone
 EXCERPT_BYTES = 8192  # head and tail kept in the event; the whole stream stays in its file
 
 

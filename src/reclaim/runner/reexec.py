@@ -26,11 +26,11 @@ from reclaim.runner.recorder import Cancellation, Recorder, snapshot
 from reclaim.runner.scramble import scramble, scrambled_view
 from reclaim.sandbox import Bind, SandboxConfig, identity, make_sandbox, untrusted
 from reclaim.spec import ReexecMode, TaskSpec
+from reclaim.store.files import HASH_LIMIT, RESULTS
 from reclaim.store.models import ReexecRecord
 from reclaim.trace import TraceWriter, read_trace
 
 SCRIPT = "reproduce.sh"
-RESULTS = "results.json"
 # Removed before re-running: the claimed result, and the texts a script could copy a number from.
 EXCLUDED = (RESULTS, PAPER_MD, TASK_MD)
 WITHHELD_KINDS = ("data", "weights")  # what a computed number must depend on
@@ -143,7 +143,7 @@ def _code(root: Path, rel: str) -> bool:
 
 def _digest(root: Path, rel: str) -> str | None:
     try:
-        return untrusted.sha256(root, rel, limit=1 << 30)
+        return untrusted.sha256(root, rel, limit=HASH_LIMIT)
     except (OSError, untrusted.Untrusted):
         return None
 

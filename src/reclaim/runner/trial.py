@@ -39,6 +39,7 @@ from reclaim.sandbox import (
 from reclaim.sandbox.base import egress_inside
 from reclaim.spec import Task
 from reclaim.store import (
+    PROVIDED,
     SPEC_JSON,
     TRACE,
     TRIAL_JSON,
@@ -58,7 +59,6 @@ from reclaim.trace import BudgetEvent, Note, TraceWriter, TrialFinished, TrialSt
 
 AGENT_LOGS_INSIDE = "/agent-logs"
 RECORDS = "records"  # harness-only records (gateway calls); never bound into a sandbox
-PROVIDED = "materials.json"
 
 
 @dataclass

@@ -1,6 +1,9 @@
 """What is kept: trial directories (the truth) and a SQLite index rebuilt from them."""
 
 from reclaim.store.files import (
+    HASH_LIMIT,
+    PROVIDED,
+    RESULTS,
     RUN_JSON,
     SPEC_JSON,
     TRACE,
@@ -28,7 +31,7 @@ from reclaim.store.models import (
 )
 
 __all__ = [
-    "MAX_RETRIES", "RUN_JSON", "SPEC_JSON", "TRACE", "VERDICTS", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index",
+    "HASH_LIMIT", "MAX_RETRIES", "PROVIDED", "RESULTS", "RUN_JSON", "SPEC_JSON", "TRACE", "VERDICTS", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index",
     "Outcome", "RunDir", "RunSpec", "Status", "TrialRecord", "agent_label", "checked_record", "seal", "read_model", "sha256_file", "trial_id",
     "trial_spec", "write_model",
 ]

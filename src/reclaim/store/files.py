@@ -22,6 +22,12 @@ VERDICT_JSON = "verdict.json"
 VERDICTS = "verdicts"  # verdicts/<judge label>.json, side by side
 SPEC_JSON = "spec.json"
 TRACE = "trace.jsonl"
+PROVIDED = "materials.json"
+"""The harness's list of the files it put in a trial's workspace: path -> sha256."""
+RESULTS = "results.json"
+"""The agent's claim in its workspace root: metric name -> value."""
+HASH_LIMIT = 1 << 30
+"""Larger files are on the record by size alone, not hashed."""
 
 
 def sha256_file(path: Path) -> str:
@@ -32,7 +38,7 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-SEALED = (TRACE, SPEC_JSON, VERDICT_JSON, "materials.json", "reexec/reexec.json", "records/environment.json",
+SEALED = (TRACE, SPEC_JSON, VERDICT_JSON, PROVIDED, "reexec/reexec.json", "records/environment.json",
           "records/egress.jsonl")
 """The records a finished trial's trial.json holds the sha256 of."""
 
