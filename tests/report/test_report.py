@@ -72,7 +72,7 @@ def test_rates_exclude_harness_errors_and_pick_the_best_agent():
 
 def test_json_keys_are_stable():
     data = json.loads(to_json(build_report(_spec(), RECORDS)))
-    assert data["run_id"] == "r1" and data["schema_version"] == 1
+    assert data["run_id"] == "r1" and data["schema_version"] == 2
     row = data["levels"]["run"]["agents"]["x"]
     assert set(row) >= {"trials", "reproduced", "rate", "ci_low", "ci_high"}
     assert {"best_agent", "any_agent_rate"} <= set(data["levels"]["run"])

@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from reclaim.judge import JUDGES, JudgeConfig, make_judge
@@ -75,7 +76,8 @@ def judge_eval(
     jobs: Annotated[int, typer.Option(help="Trials judged at once.")] = 4,
     format: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
 ) -> None:
-    """Score a judge against gold-labelled trials: accuracy, F1, kappa, confusion, cost."""
+    """Score a judge against gold-labelled trials: accuracy, F1, kappa, confusion, honest trials disqualified,
+    adversarial ones reproduced, per-number agreement, cost."""
     from reclaim.judge.evaluate import evaluate
 
     config = judge_config(judge, judge_model, judge_base_url, judge_samples, judge_max_tokens,
@@ -99,6 +101,22 @@ def judge_eval(
     for g in res.labels:
         table.add_row(g, *(str(res.confusion[g][p]) for p in res.labels))
     console.print(table)
+    console.print(f"{res.kinds.get('honest', 0)} honest, {res.kinds.get('adversarial', 0)} adversarial trials: "
+                  f"honest disqualified {res.honest_disqualified} · adversarial reproduced "
+                  f"{res.adversarial_reproduced} (aim: 0 and 0)", highlight=False)
+    for what, trials in (("honest, disqualified", res.honest_disqualified_trials),
+                         ("adversarial, reproduced", res.adversarial_reproduced_trials)):
+        for t in trials:
+            console.print(f"  ✗ {t}: {what}", highlight=False)
+    if res.metric_agreement:
+        per = Table(title="per-number agreement (gold per-metric labels vs. the verdicts' held flags)")
+        for col, just in [("metric", "left"), ("trials", "right"), ("agree", "right"), ("rate", "right"),
+                          ("not judged", "right"), ("disagreements", "left")]:
+            per.add_column(col, justify=just)
+        for name, m in res.metric_agreement.items():
+            per.add_row(escape(name), str(m.n), str(m.agree), f"{m.rate:.3f}", str(len(m.missing)),
+                        escape(", ".join(m.disagreements)) or "—")
+        console.print(per)
     for d in res.disagreements:
         console.print(f"  ✗ {d.trial}: gold {d.label}, judged {d.predicted} — {d.rationale}", highlight=False)
     if not res.disagreements:

@@ -34,7 +34,7 @@ from reclaim.cli.judging import (
 from reclaim.cli.materials import materials_app
 from reclaim.cli.tasks import tasks_app
 from reclaim.gateway import Upstreams
-from reclaim.report import FORMATS, build_report, render
+from reclaim.report import FORMATS, build_report, read_metrics, render
 from reclaim.runner.run import DEFAULT_AGENTS, RunError, RunOptions, execute, plan_run
 from reclaim.runner.run import Progress as RunProgress
 from reclaim.runner.slurm_options import SlurmOptions
@@ -129,7 +129,8 @@ def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None,
                     and (o := rd.verdict_outcome(r.trial_id, judge_label)) is not None}
         if not outcomes:
             fail(f"no verdicts of judge '{judge_label}' in {rd.path}; run: reclaim judge {rd.path} --judge ...")
-    report = build_report(rd.spec(), records, judge=judge_label, outcomes=outcomes, retried=rd.retried())
+    report = build_report(rd.spec(), records, judge=judge_label, outcomes=outcomes, retried=rd.retried(),
+                          metrics=read_metrics(rd, records, judge_label, outcomes))
     text = render(report, fmt, console)
     if text is not None:
         sys.stdout.write(text)

@@ -7,9 +7,11 @@ from collections import Counter, defaultdict
 
 from pydantic import BaseModel, Field
 
+from reclaim.report.claims import ClaimBlock, TrialMetric, claim_blocks
 from reclaim.store import Outcome, RunSpec, TrialRecord
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: ``claims`` (held rates per number of multi-number claims) and ``trials[].metrics``."""
 LEVELS = ("run", "retrain", "reimplement")
 NOT_COUNTED = (Outcome.error, Outcome.skipped)
 """Left out of every rate: the harness's failures, and trials the agent does not apply to."""
@@ -55,6 +57,8 @@ class TrialRow(BaseModel):
     attempts: int = Field(1, description="Finished attempts: 1, plus each harness error that was run again.")
     error_attempts: int = Field(0, description="Attempts that ended in a harness error, this one included.")
     note: str | None = Field(None, description="Why a skipped trial did not apply to its task.")
+    metrics: list[TrialMetric] = Field(default_factory=list,
+                                       description="A claim of several numbers: each one measured, and whether it held.")
 
 
 class Totals(BaseModel):
@@ -89,12 +93,18 @@ class Report(BaseModel):
     levels: dict[str, LevelBlock]
     totals: Totals
     trials: list[TrialRow]
+    claims: list[ClaimBlock] = Field(default_factory=list,
+                                     description="Tasks whose claim has several numbers: each number's held rate "
+                                                 "per agent. Left out of the JSON where there are none.")
 
 
 def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = None,
-                 outcomes: dict[str, Outcome] | None = None, retried: list[TrialRecord] | None = None) -> Report:
+                 outcomes: dict[str, Outcome] | None = None, retried: list[TrialRecord] | None = None,
+                 metrics: dict[str, list[TrialMetric]] | None = None) -> Report:
     """The report; with ``judge`` and ``outcomes`` (trial id -> outcome), as that judge saw it;
-    ``retried``: the earlier attempts that ended in a harness error (RunDir.retried())."""
+    ``retried``: the earlier attempts that ended in a harness error (RunDir.retried());
+    ``metrics``: trial id -> the numbers of its claim, from the same judge's verdicts (read_metrics)."""
+    metrics = metrics or {}
     records = sorted((r for r in records if r.done), key=lambda r: (r.task, r.agent, r.seed))
     if outcomes:
         records = [r.model_copy(update={"outcome": outcomes.get(r.trial_id, r.outcome)}) for r in records]
@@ -146,7 +156,9 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
     trials = [TrialRow(task=r.task, level=r.level, agent=r.agent, seed=r.seed,
                        outcome=r.outcome.value, measured=r.measured, target=r.target,
                        wall_s=r.timings.get("total_s"), attempts=attempts[r.trial_id],
-                       error_attempts=errored[r.trial_id], note=r.note) for r in records]
+                       error_attempts=errored[r.trial_id], note=r.note,
+                       metrics=metrics.get(r.trial_id, [])) for r in records]
+    claims = claim_blocks(records, metrics, lambda r: r.outcome not in NOT_COUNTED, wilson)
     return Report(run_id=spec.run_id, suite=spec.suite_name, suite_version=spec.suite_version,
                   judge=judge or spec.judge, sandbox=spec.sandbox, budget_scale=spec.budget_scale,
-                  levels=levels, totals=totals, trials=trials)
+                  levels=levels, totals=totals, trials=trials, claims=claims)

@@ -37,8 +37,28 @@ def _level_rows(r: Report):
             yield level, block, agent, row
 
 
+def _claim_rows(r: Report):
+    for c in r.claims:
+        for m in c.metrics:
+            for agent, row in m.agents.items():
+                yield c, m, agent, row
+
+
+def _number(m) -> str:
+    return f"{m.name}{'' if m.required else ' (reported)'}"
+
+
+CLAIMS_NOTE = ("a number holds where the re-execution's value meets its criteria; a disqualified trial holds "
+               "none; (reported): not required for the claim")
+
+
 def to_json(r: Report) -> str:
-    return r.model_dump_json(indent=2)
+    """Reports without multi-number claims keep the keys of schema 1: empty ``claims`` and
+    ``trials[].metrics`` are left out."""
+    exclude: dict = {"trials": {i: {"metrics"} for i, t in enumerate(r.trials) if not t.metrics}}
+    if not r.claims:
+        exclude["claims"] = True
+    return r.model_dump_json(indent=2, exclude=exclude)
 
 
 def to_csv(r: Report) -> str:
@@ -65,6 +85,13 @@ def to_markdown(r: Report) -> str:
     out += ["", "| level | papers | best agent | reproduced by any agent |", "|---|---:|---|---:|"]
     for level, block in r.levels.items():
         out.append(f"| {level} | {block.papers} | {block.best_agent or '—'} | {_pct(block.any_agent_rate)} |")
+    if r.claims:
+        out += ["", f"Per number of each claim of several numbers ({CLAIMS_NOTE}):", "",
+                "| task | number | target | agent | trials | held | rate | 95 % CI |",
+                "|---|---|---:|---|---:|---:|---:|---|"]
+        for c, m, agent, row in _claim_rows(r):
+            out.append(f"| {c.task} | {_number(m)} | {m.target:g} | {agent} | {row.trials} | {row.held} | "
+                       f"{_pct(row.rate)} | {_ci(row.ci_low, row.ci_high)} |")
     t = r.totals
     out += ["", f"**Totals**: {t.trials} of {t.planned} trials {_attempts(t)}; wall {t.wall_s:.1f} s "
             f"(agents {t.agent_wall_s:.1f} s of {t.budget_wall_s:.0f} s budgeted); GPU-hours allocated "
@@ -92,6 +119,16 @@ def to_rich(r: Report) -> Group:
         per.add_column(col)
     for level, block in r.levels.items():
         per.add_row(level, str(block.papers), block.best_agent or "—", _pct(block.any_agent_rate))
+    parts = [main, per]
+    if r.claims:
+        numbers = Table(title="per number of each claim", caption=CLAIMS_NOTE)
+        for col, just in [("task", "left"), ("number", "left"), ("target", "right"), ("agent", "left"),
+                          ("trials", "right"), ("held", "right"), ("rate", "right"), ("95 % CI", "left")]:
+            numbers.add_column(col, justify=just)
+        for c, m, agent, row in _claim_rows(r):
+            numbers.add_row(escape(c.task), escape(_number(m)), f"{m.target:g}", escape(agent), str(row.trials),
+                            str(row.held), _pct(row.rate), _ci(row.ci_low, row.ci_high))
+        parts.append(numbers)
     t = r.totals
     summary = (f"{t.trials} of {t.planned} trials {_attempts(t)} · wall {t.wall_s:.1f} s "
                f"(agents {t.agent_wall_s:.1f} s of {t.budget_wall_s:.0f} s budgeted) · GPU-hours "
@@ -100,7 +137,7 @@ def to_rich(r: Report) -> Group:
                "outcomes: " + " · ".join(f"{k} {v}" for k, v in t.outcomes.items()))
     if skipped := _skipped(r):
         summary += "\nskipped (left out of the rates):\n" + "\n".join(f"  {escape(line)}" for line in skipped)
-    return Group(main, per, summary)
+    return Group(*parts, summary)
 
 
 def render(r: Report, fmt: str, console: Console | None = None) -> str | None:
