@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from reclaim.judge.installed import CACHEDIR_SIGNATURE
 from reclaim.judge.provenance import find_encoded, find_literals
-from reclaim.judge.scope import CACHE, CACHEDIR_SIGNATURE, INSTALLED, agent_sources
+from reclaim.judge.scope import CACHE, INSTALLED, agent_sources
 from reclaim.sandbox import untrusted
 from reclaim.trace import NetworkRequest, ProgramExec
 

@@ -30,43 +30,41 @@ points into. Naming a tree's root (``PYTHONPATH=.deps``) or importing a package 
 Still open, once the proxy no longer holds the package file: a real package rebuilt around a
 fabricating module with a matching RECORD, or a file added to a node package's folder, reached
 without being named. Binary files are searched only for the value's packed forms (find_encoded);
-notebooks are read by their code cells (provenance.read_text).
+notebooks are read by their code cells (provenance.read_text). The evidence on packages and
+caches is read by judge/installed.py; this module decides with it.
 """
 
 from __future__ import annotations
 
-import base64
-import csv
-import functools
-import hashlib
-import io
-import json
 import posixpath
 import re
-import tarfile
-import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
+from reclaim.judge.installed import (
+    DIST_INFO,
+    NODE_PKG,
+    Tree,
+    cache_roots,
+    fetched,
+    file_hash,
+    read_dist,
+    read_node,
+    small,
+    under,
+)
 from reclaim.judge.provenance import MAX_CODE_BYTES, is_code, read_text
 from reclaim.sandbox import untrusted
-from reclaim.store.files import HASH_LIMIT
 from reclaim.store.models import ScanScope
 
 INSTALLED, CACHE = "installed package", "package cache"
-CACHEDIR_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
-MAX_META, MAX_UNPACKED, KEPT_SHOWN, EXAMPLES = 16 << 20, 1 << 30, 20, 5  # MAX_UNPACKED: an sdist's bytes hashed
+KEPT_SHOWN, EXAMPLES = 20, 5
 NAMED = "named by a scanned program, run by the re-execution or pointed at by a .pth"
 ENTRY = "a program entry point (bin/, *.pth, sitecustomize): run, not imported"
-_DIST_INFO = re.compile(r"^(?:(.*)/)?([^/]+)-([^/-]+)\.dist-info/RECORD$")
-_NODE_PKG = re.compile(r"^((?:.*/)?node_modules)/((?:@[^/]+/)?[^/@.][^/]*)/package\.json$")
 _IN_NODE = re.compile(r"^((?:.*/)?node_modules)/((?:@[^/]+/)?[^/]+)/")
 _PIP_CACHE = re.compile(r"(?:^|/)(?:(?:http-v2|http)/(?:[0-9a-f]/){5}[0-9a-f]{56}(?:\.body)?|selfcheck/[0-9a-f]{56}\.json|"
                         r"wheels/(?:[0-9a-f]{2}/){3}[0-9a-f]{50}/[^/]+\.whl)$")
-_NPM_CACHE = re.compile(r"^((?:.*/)?_cacache)/(?:index-v5|content-v2)/")
-_PREFIX = re.compile(r"^(?:(.*)/)?(?:lib|lib64)/python\d[\d.]*/(?:site|dist)-packages$")
 _PYC = re.compile(r"^(?:(.*)/)?__pycache__/([^/.]+)\.[^/]*\.pyc$")
 _JS = {".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx"}
 _TOKEN = re.compile(r"[\w.@+~%/-]+")
@@ -102,175 +100,6 @@ def _examples(paths: list[str]) -> list[str]:
         if (d := posixpath.dirname(p)) not in seen and len(out) < EXAMPLES:
             seen.add(d)
             out.append(p)
-    return out
-
-
-@dataclass
-class _Tree:
-    site: str
-    """The folder its paths are relative to ('' is the workspace root)."""
-    label: str
-    files: dict[str, str | None]
-    """Workspace path -> the hash RECORD gives ('sha256=...'), or None."""
-    why_not: str | None = None
-    archive: frozenset[str] | None = None
-    """The hashes of the files of the very package file it came from, when that is at hand."""
-    info: str = ""
-
-
-def canon(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def dist_of(filename: str) -> tuple[str, str] | None:
-    """(canonical name, version) of a wheel's, an sdist's or an npm tarball's file name."""
-    if filename.endswith(".whl"):
-        parts = filename[:-4].split("-")
-        return (canon(parts[0]), parts[1].lower()) if len(parts) in (5, 6) else None
-    for ext in (".tar.gz", ".zip", ".tar.bz2", ".tgz"):
-        if filename.endswith(ext):
-            name, _, version = filename[: -len(ext)].rpartition("-")
-            return (canon(name), version.lower()) if name and version else None
-    return None
-
-
-def fetched(trace: Iterable) -> dict[tuple[str, str], list[str]]:
-    """(name, version) -> URLs of package files the egress proxy let through and delivered."""
-    out: dict[tuple[str, str], list[str]] = {}
-    for e in trace:
-        if getattr(e, "kind", "") == "network_request" and e.allowed and 200 <= e.status < 300 and (
-                key := dist_of(unquote(urlsplit(e.url).path.rsplit("/", 1)[-1]))):
-            out.setdefault(key, []).append(e.url)
-    return out
-
-
-def _small(root: Path, rel: str, limit: int = 1 << 20) -> bytes | None:
-    try:
-        return untrusted.read_bytes(root, rel, limit)
-    except (OSError, untrusted.Untrusted):
-        return None
-
-
-def _rows(raw: bytes | None) -> list[tuple[str, str | None]]:
-    try:
-        return [(r[0], r[1] if len(r) > 1 and r[1] else None)
-                for r in csv.reader(io.StringIO(raw.decode("utf-8"))) if r and r[0]] if raw else []
-    except (UnicodeDecodeError, csv.Error):
-        return []
-
-
-def _b64(digest: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-
-
-@functools.lru_cache(maxsize=256)
-def archive_hashes(path: Path) -> frozenset[str] | None:
-    """The hashes of the files in a package file the harness holds (bundled, or the proxy's copy):
-    a wheel's RECORD, or every file of an sdist or an npm tarball."""
-    try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as z:
-                name = next(n for n in z.namelist() if re.fullmatch(r"[^/]+\.dist-info/RECORD", n))
-                return frozenset(h for _, h in _rows(z.read(name)) if h) if z.getinfo(name).file_size <= MAX_META else None
-        out, total = set(), 0
-        with tarfile.open(path) as tf:
-            for m in tf:
-                if m.isfile() and (total := total + m.size) <= MAX_UNPACKED and (fh := tf.extractfile(m)):
-                    h = hashlib.sha256()
-                    for chunk in iter(lambda: fh.read(1 << 20), b""):
-                        h.update(chunk)
-                    out.add(_b64(h.digest()))
-        return frozenset(out)
-    except (OSError, StopIteration, KeyError, ValueError, EOFError, zipfile.BadZipFile, tarfile.TarError):
-        return None
-
-
-@functools.cache
-def bundled_wheels() -> dict[tuple[str, str], Path]:
-    """The wheels the harness's own Python brings for ``python -m venv``."""
-    import ensurepip
-
-    dirs = (Path(ensurepip.__file__).parent / "_bundled", Path("/usr/share/python-wheels"))
-    return {key: w for d in dirs if d.is_dir() for w in sorted(d.glob("*.whl")) if (key := dist_of(w.name))}
-
-
-def _local(raw: bytes) -> str | None:
-    """Why a direct_url.json (PEP 610) makes a distribution the agent's own, if it does."""
-    try:
-        d = json.loads(raw)
-    except ValueError:
-        d = None
-    if not isinstance(d, dict) or not isinstance(d.get("url"), str):
-        return "its direct_url.json is unreadable"
-    if d["url"].startswith("file:") or "dir_info" in d or "vcs_info" in d:
-        return f"installed from {d['url'][:120]} (direct_url.json), not from a package index: the agent's own code"
-    return None
-
-
-def _dist(root: Path, rel: str, m: re.Match, got: dict, caches: set[str],
-          package_file: Callable[[str], Path | None] | None) -> _Tree:
-    site, name, version = m.group(1) or "", m.group(2), m.group(3)
-    info, raw = posixpath.dirname(rel), _small(root, rel, MAX_META)
-    pre = _PREFIX.match(site)
-    data = [posixpath.join(pre.group(1) or "", d) + "/" for d in ("share", "include", "etc")] if pre else []
-    files = {}
-    for path, h in (rows := _rows(raw)):
-        w = posixpath.normpath(posixpath.join(site, path))
-        if (w.startswith(f"{site}/") if site else w.split("/", 1)[0] != "..") or any(w.startswith(d) for d in data):
-            files[w] = h
-    key, why = (canon(name), version.lower()), None
-    if not rows:
-        why = "its RECORD is unreadable"
-    elif not (_small(root, f"{info}/INSTALLER") or b"").strip() and not any(_under(info, c) for c in caches):
-        why = "its dist-info has no INSTALLER: no installer put it there"
-    elif (direct := _small(root, f"{info}/direct_url.json")) is not None:
-        why = _local(direct)
-    held = bundled_wheels().get(key) or _held(got, key, package_file)
-    if why is None and key not in got and held is None:
-        why = f"{name} {version} was not fetched through the egress proxy in this trial"
-    return _Tree(site, f"{name} {version}", files, why, archive_hashes(held) if held else None, info)
-
-
-def _held(got: dict, key: tuple[str, str], package_file: Callable[[str], Path | None] | None) -> Path | None:
-    """The proxy's copy of the package file it fetched for ``key``, if it still has one."""
-    return next((w for url in got.get(key, []) if package_file is not None and (w := package_file(url))), None)
-
-
-def _node(root: Path, m: re.Match, got: dict, package_file: Callable[[str], Path | None] | None) -> _Tree:
-    nm, pkg = m.group(1), m.group(2)
-    try:
-        meta = json.loads(_small(root, f"{nm}/{pkg}/package.json") or b"")
-    except ValueError:
-        meta = None
-    version = meta.get("version") if isinstance(meta, dict) and meta.get("name") == pkg else None
-    if not isinstance(version, str):
-        return _Tree(nm, pkg, {}, "its package.json does not name this package")
-    key = (canon(pkg.rsplit("/", 1)[-1]), version.lower())
-    why = None if key in got else f"{pkg} {version} was not fetched through the egress proxy in this trial"
-    held = _held(got, key, package_file)
-    return _Tree(nm, f"{pkg} {version}", {}, why, archive_hashes(held) if held else None)
-
-
-def _under(path: str, folder: str) -> bool:
-    return not folder or path.startswith(folder + "/")
-
-
-def _hash(root: Path, rel: str) -> str | None:
-    try:
-        hexd = untrusted.sha256(root, rel, limit=HASH_LIMIT)
-    except (OSError, untrusted.Untrusted):
-        return None
-    return _b64(bytes.fromhex(hexd))
-
-
-def _cache_roots(root: Path, cand: set[str]) -> set[str]:
-    out = set()
-    for p in cand:
-        if posixpath.basename(p) == "CACHEDIR.TAG" and "/" in p:  # not the workspace itself
-            if (_small(root, p, 4096) or b"").startswith(CACHEDIR_SIGNATURE):
-                out.add(posixpath.dirname(p))
-        elif m := _NPM_CACHE.match(p):
-            out.add(m.group(1))
     return out
 
 
@@ -312,11 +141,11 @@ def _keys(p: str, site: str) -> set[str]:
     return keys
 
 
-def _installed(p: str, h: str | None, owners: list[_Tree]) -> tuple[_Tree | None, str | None]:
+def _installed(p: str, h: str | None, owners: list[Tree]) -> tuple[Tree | None, str | None]:
     """The tree that vouches for ``p`` (content hash ``h``), or why none does."""
     why = None
     for t in owners:
-        meta = _under(p, t.info) and not is_code(Path(p))
+        meta = under(p, t.info) and not is_code(Path(p))
         if t.why_not:
             why = why or t.why_not
         elif t.files[p] is None and not (meta and p.endswith("/RECORD")):
@@ -341,11 +170,11 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
     (network requests, the re-execution's exec record); ``package_file`` maps a fetched URL to the
     proxy's copy of what it fetched, when it has one; ``entry`` (the script re-executed) is never left out."""
     cand, trace = set(candidates), list(trace)
-    got, caches = fetched(trace), _cache_roots(root, cand)
-    trees = [_dist(root, p, m, got, caches, package_file) for p in sorted(cand) if (m := _DIST_INFO.match(p))]
-    nodes = {f"{m.group(1)}/{m.group(2)}": _node(root, m, got, package_file) for p in sorted(cand)
-             if (m := _NODE_PKG.match(p))}
-    by_file: dict[str, list[_Tree]] = {}
+    got, caches = fetched(trace), cache_roots(root, cand)
+    trees = [read_dist(root, p, m, got, caches, package_file) for p in sorted(cand) if (m := DIST_INFO.match(p))]
+    nodes = {f"{m.group(1)}/{m.group(2)}": read_node(root, m, got, package_file) for p in sorted(cand)
+             if (m := NODE_PKG.match(p))}
+    by_file: dict[str, list[Tree]] = {}
     for t in trees:
         for f in t.files:
             by_file.setdefault(f, []).append(t)
@@ -354,7 +183,7 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
     for p in sorted(q for q in cand if not _PYC.match(q)):  # compiled files go with their source, below
         why = None
         if owners := by_file.get(p):
-            t, why = _installed(p, _hash(root, p), owners)
+            t, why = _installed(p, file_hash(root, p), owners)
             if t is not None:
                 excluded[p] = (INSTALLED, t.site)
         elif m := _IN_NODE.match(p):
@@ -363,14 +192,14 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
                 "not JavaScript: npm keeps no per-file hashes to vouch for it"
                 if is_code(Path(p)) and posixpath.splitext(p)[1].lower() not in _JS else None) or (
                 f"it is not in the {t.label} that was fetched"
-                if t.archive is not None and _hash(root, p) not in t.archive else None)
+                if t.archive is not None and file_hash(root, p) not in t.archive else None)
             if why is None:
                 excluded[p] = (INSTALLED, t.site)
-        elif any(_under(p, s) for s in sites):
+        elif any(under(p, s) for s in sites):
             why = "not listed in the RECORD of any package installed there"
-        if why is None and p not in excluded and (_PIP_CACHE.search(p) or any(_under(p, c) for c in caches)):
+        if why is None and p not in excluded and (_PIP_CACHE.search(p) or any(under(p, c) for c in caches)):
             if _binary(root, p)[0]:
-                excluded[p] = (CACHE, next((c for c in caches if _under(p, c)), posixpath.dirname(p)))
+                excluded[p] = (CACHE, next((c for c in caches if under(p, c)), posixpath.dirname(p)))
             else:
                 why = "text in a package cache: caches hold downloads, not text the harness can vouch for"
         if why is not None:
@@ -380,7 +209,7 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
         m = _PYC.match(p)
         if (src := posixpath.join(m.group(1) or "", f"{m.group(2)}.py")) in excluded:
             excluded[p] = excluded[src]
-        elif any(_under(p, c) for c in caches):
+        elif any(under(p, c) for c in caches):
             excluded[p] = (CACHE, "")
     for p in sorted(cand):
         if p in excluded:
@@ -405,7 +234,7 @@ def _named(root: Path, cand: set[str], trace: list, entry: str, excluded: dict, 
         if getattr(e, "kind", "") == "program_exec" and e.phase == "reexec":
             words |= tokens(" ".join([e.path, *e.argv]))
     for p in (q for q in cand if q.endswith(".pth") and q not in excluded):
-        for line in (_small(root, p) or b"").decode("utf-8", "replace").splitlines():
+        for line in (small(root, p) or b"").decode("utf-8", "replace").splitlines():
             if (line := line.strip()) and not line.startswith(("#", "import ", "import\t")):
                 words |= tokens(posixpath.normpath(posixpath.join(posixpath.dirname(p), line))) | tokens(line)
     keys = {p: _keys(p, site) for p, (_, site) in excluded.items()}
