@@ -6,7 +6,8 @@ run's certificate authority so that every HTTPS request is seen by its full URL 
 is parsed with h11, decided by the trial's EgressPolicy on the normalised URL, forwarded as that
 same URL with httpx (streamed both ways; the body is framed afresh, so nothing smuggled in the
 client's framing reaches the upstream) and recorded. Upgrades (websocket, h2c) and HTTP/2 are
-refused; a Host header or SNI naming another host than the request's is denied.
+refused; a Host header or SNI naming another host than the request's is denied (the connection
+and those checks are in egress_http.py).
 """
 
 from __future__ import annotations
@@ -21,18 +22,24 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from http.client import responses
 from pathlib import Path
-from typing import NamedTuple
 
 import h11
 import httpx
 from pydantic import BaseModel
 
+from reclaim.gateway.egress_http import (
+    Closed,
+    Conn,
+    EgressLimits,
+    Tunnel,
+    check_request,
+    hostport,
+)
 from reclaim.gateway.pkgcache import PackageCache, serve_cached
 from reclaim.gateway.policy import Decision, EgressPolicy
 from reclaim.gateway.tls import CertificateAuthority, system_bundle
-from reclaim.gateway.urls import Url, parse
+from reclaim.gateway.urls import Url
 
 SOCKET_NAME = "proxy.sock"
 BUNDLE_NAME = "ca.pem"
@@ -58,18 +65,6 @@ class EgressRecord(BaseModel):
     """The request target as the client wrote it, when it differs from url."""
 
 
-class EgressLimits(BaseModel):
-    max_header_bytes: int = 64 << 10
-    header_timeout_s: float = 30.0    # a whole request head (slowloris), and a TLS handshake
-    idle_timeout_s: float = 120.0     # no byte from the client, between requests or in a body
-    upstream_timeout_s: float = 300.0
-    max_connections: int = 64         # concurrent, per trial
-
-
-class _Closed(Exception):
-    """The client went away, or broke the protocol: end the connection."""
-
-
 @dataclass
 class _Trial:
     id: str
@@ -79,66 +74,6 @@ class _Trial:
     server: asyncio.AbstractServer | None = None
     conns: set[asyncio.Task] = field(default_factory=set)
     pending: list[Future] = field(default_factory=list)
-
-
-class _Tunnel(NamedTuple):
-    host: str
-    port: int
-    sni: str | None
-
-
-class _Conn:
-    """One client connection: its h11 state, its streams and the limits they are read under."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limits: EgressLimits):
-        self.reader, self.writer, self.limits = reader, writer, limits
-        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=limits.max_header_bytes)
-
-    async def next(self, timeout: float):
-        while True:
-            event = self.h11.next_event()
-            if event is not h11.NEED_DATA:
-                return event
-            try:
-                data = await asyncio.wait_for(self.reader.read(65536), timeout)
-            except OSError as e:
-                raise _Closed(f"read failed: {e}") from None
-            self.h11.receive_data(data)
-
-    async def head(self):
-        """The next request head: its first byte within idle_timeout_s (None if none comes: an
-        idle keep-alive), the whole head within header_timeout_s (slowloris)."""
-        event = self.h11.next_event()
-        if event is not h11.NEED_DATA:
-            return event  # pipelined: already here
-        if not self.h11.trailing_data[0]:
-            try:
-                data = await asyncio.wait_for(self.reader.read(65536), self.limits.idle_timeout_s)
-            except (TimeoutError, OSError):
-                return None
-            self.h11.receive_data(data)
-        return await asyncio.wait_for(self.next(self.limits.header_timeout_s), self.limits.header_timeout_s)
-
-    async def send(self, *events) -> None:
-        try:
-            for e in events:
-                if (data := self.h11.send(e)) is not None:
-                    self.writer.write(data)
-            await asyncio.wait_for(self.writer.drain(), self.limits.idle_timeout_s)
-        except (TimeoutError, OSError) as e:
-            raise _Closed(f"client gone: {type(e).__name__}: {e}") from None
-
-    async def reply(self, status: int, text: str) -> None:
-        """A plain-text answer, then the connection closes."""
-        body = text.encode() + b"\n"
-        headers = [("content-type", "text/plain; charset=utf-8"), ("content-length", str(len(body))),
-                   ("connection", "close")]
-        try:
-            await self.send(h11.Response(status_code=status, reason=_phrase(status), headers=headers),
-                            h11.Data(data=body), h11.EndOfMessage())
-        except h11.LocalProtocolError:  # state broken by the client: a plain answer, then close
-            self.writer.write(b"HTTP/1.1 %d %s\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%s"
-                              % (status, _phrase(status), len(body), body))
 
 
 class EgressProxy:
@@ -245,7 +180,7 @@ class EgressProxy:
     # connections -------------------------------------------------------------------------
 
     async def _accept(self, trial: _Trial, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn, task = _Conn(reader, writer, self.limits), asyncio.current_task()
+        conn, task = Conn(reader, writer, self.limits), asyncio.current_task()
         trial.conns.add(task)
         try:
             if len(trial.conns) > self.limits.max_connections:
@@ -255,7 +190,7 @@ class EgressProxy:
                 await conn.reply(503, f"reclaim egress: {rule}")
             else:
                 await self._serve(trial, conn, None)
-        except (TimeoutError, _Closed, ConnectionError, ssl.SSLError):
+        except (TimeoutError, Closed, ConnectionError, ssl.SSLError):
             pass
         except Exception:  # never down on client garbage: this connection ends, the proxy goes on
             log.exception("egress: connection of trial %s failed", trial.id)
@@ -263,7 +198,7 @@ class EgressProxy:
             trial.conns.discard(task)
             writer.close()
 
-    async def _serve(self, trial: _Trial, conn: _Conn, tunnel: _Tunnel | None) -> None:
+    async def _serve(self, trial: _Trial, conn: Conn, tunnel: Tunnel | None) -> None:
         while True:
             t0 = time.monotonic()
             try:
@@ -284,14 +219,14 @@ class EgressProxy:
                 return
             conn.h11.start_next_cycle()
 
-    async def _request(self, trial: _Trial, conn: _Conn, req: h11.Request, tunnel: _Tunnel | None,
+    async def _request(self, trial: _Trial, conn: Conn, req: h11.Request, tunnel: Tunnel | None,
                        t0: float) -> bool:
         """Decide, forward and record one request; False when the connection must end."""
         method, target = req.method.decode("ascii", "replace"), req.target.decode("ascii", "replace")
         headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in req.headers]
         if method == "CONNECT" and tunnel is None and req.http_version in (b"1.0", b"1.1"):
             return await self._connect(trial, conn, target, t0)
-        url, why, status, other = self._check(req, method, target, headers, tunnel)
+        url, why, status, other = check_request(req, method, target, headers, tunnel, self.limits)
         d = trial.policy.decide(method, str(url)) if url else None
         # a Host header or SNI naming another host: recorded with that host's material, if any
         alt = trial.policy.decide(method, str(url._replace(host=other))) if url and other else None
@@ -308,42 +243,8 @@ class EgressProxy:
             return False
         return await self._forward(trial, conn, method, url, headers, {**rec, "allowed": True, "rule": d.rule}, t0)
 
-    def _check(self, req: h11.Request, method: str, target: str, headers: list[tuple[str, str]],
-               tunnel: _Tunnel | None) -> tuple[Url | None, str | None, int, str | None]:
-        """(the normalised URL, why the request is refused whatever the policy, status, another host named)."""
-        names = {k for k, _ in headers}
-        size = len(req.target) + sum(len(k) + len(v) + 4 for k, v in req.headers)
-        if size > self.limits.max_header_bytes:  # h11 lets a head that came whole be up to a read longer
-            return None, f"request head of {size} bytes, over {self.limits.max_header_bytes}", 431, None
-        if req.http_version not in (b"1.0", b"1.1") or method == "PRI":
-            return None, f"HTTP/{req.http_version.decode('ascii', 'replace')} is not spoken here: HTTP/1.1 only", 505, None
-        if method == "CONNECT":
-            return None, "CONNECT inside a tunnel", 400, None
-        if tunnel is not None and target.startswith("/"):
-            target = f"https://{tunnel.host}:{tunnel.port}{target}"
-        if not target.lower().startswith(("http://", "https://")):
-            return None, ("this is a proxy: requests must be absolute-form (GET http://host/path HTTP/1.1)"
-                          if tunnel is None else f"bad request target {target[:200]!r} in a tunnel"), 400, None
-        try:
-            url = parse(target)
-        except ValueError as e:
-            return None, f"invalid URL {target[:200]!r}: {e}", 400, None
-        if tunnel is not None and (url.scheme, url.host, url.port) != ("https", tunnel.host, tunnel.port):
-            return url, f"a request for {url.host}:{url.port} in a tunnel to {tunnel.host}:{tunnel.port}", 403, url.host
-        if tunnel is not None and tunnel.sni and (sni := _hostport(tunnel.sni)[0]) != tunnel.host:
-            return url, f"TLS server name {tunnel.sni[:200]!r} does not match the tunnel to {tunnel.host}", 403, sni
-        for h in (v for k, v in headers if k == "host"):
-            if (got := _hostport(h, url.scheme)) != (url.host, url.port):
-                return (url, f"Host header {h[:200]!r} does not match the request's host {url.host}:{url.port}",
-                        403, got[0] or None)
-        if "upgrade" in names or "http2-settings" in names:
-            return url, "protocol upgrades (websocket, h2c) are not proxied", 403, None
-        if "content-length" in names and "transfer-encoding" in names:
-            return url, "both Content-Length and Transfer-Encoding", 400, None
-        return url, None, 0, None
-
-    async def _connect(self, trial: _Trial, conn: _Conn, target: str, t0: float) -> bool:
-        host, port = _hostport(target)
+    async def _connect(self, trial: _Trial, conn: Conn, target: str, t0: float) -> bool:
+        host, port = hostport(target)
         d = trial.policy.connect(host, port) if host else Decision(
             allowed=False, rule=f"bad CONNECT target {target[:200]!r}")
         rec = {"method": "CONNECT", "url": f"https://{host or target[:200]}:{port}", "host": host,
@@ -365,17 +266,17 @@ class EgressProxy:
                                         ssl_handshake_timeout=self.limits.header_timeout_s)
             sslobj = conn.writer.get_extra_info("ssl_object")
             sni = getattr(sslobj, "reclaim_sni", None)
-            inner = _Conn(conn.reader, conn.writer, self.limits)
-            await self._serve(trial, inner, _Tunnel(host, port, sni))
+            inner = Conn(conn.reader, conn.writer, self.limits)
+            await self._serve(trial, inner, Tunnel(host, port, sni))
         except (TimeoutError, OSError, ssl.SSLError, ConnectionError) as e:
             error = f"tunnel: {type(e).__name__}: {e}"
-        except _Closed as e:
+        except Closed as e:
             error = str(e)
         finally:
             self._record(trial, **rec, error=error, duration_s=time.monotonic() - t0)
         return False
 
-    async def _forward(self, trial: _Trial, conn: _Conn, method: str, url: Url,
+    async def _forward(self, trial: _Trial, conn: Conn, method: str, url: Url,
                        headers: list[tuple[str, str]], rec: dict, t0: float) -> bool:
         tokens = {t.strip() for k, v in headers if k == "connection" for t in v.lower().split(",")}
         out = [(k, v) for k, v in headers if k not in HOP and k not in tokens]
@@ -389,14 +290,14 @@ class EgressProxy:
                 try:
                     ev = await conn.next(self.limits.idle_timeout_s)
                 except h11.RemoteProtocolError as e:
-                    raise _Closed(f"bad request body: {e}") from None
+                    raise Closed(f"bad request body: {e}") from None
                 if isinstance(ev, h11.Data):
                     sizes["up"] += len(ev.data)
                     yield bytes(ev.data)
                 elif isinstance(ev, h11.EndOfMessage):
                     return
                 else:
-                    raise _Closed("client closed during the request body")
+                    raise Closed("client closed during the request body")
 
         framed = any(k in ("content-length", "transfer-encoding") for k, _ in headers)
         cache = self.package_cache if self.package_cache and not framed and self.package_cache.cacheable(
@@ -444,7 +345,7 @@ class EgressProxy:
                 if keeper is not None:  # broken off: what arrived is not the file
                     keeper.finish(-1)
                 await resp.aclose()
-        except _Closed as e:
+        except Closed as e:
             keep, error = False, str(e)
         except TimeoutError:
             keep, error = False, "client idle in the request body"
@@ -455,16 +356,3 @@ class EgressProxy:
             self._record(trial, **rec, bytes_up=sizes["up"], bytes_down=sizes["down"],
                          duration_s=time.monotonic() - t0, error=error)
         return keep
-
-
-def _phrase(status: int) -> bytes:
-    return responses.get(status, "Error").encode()
-
-
-def _hostport(authority: str, scheme: str = "https") -> tuple[str, int]:
-    """(host, port) of 'host[:port]', normalised, the scheme's port by default; ('', 0) if bad."""
-    try:
-        u = parse(f"{scheme}://{authority}/")
-    except ValueError:
-        return "", 0
-    return (u.host, u.port) if "@" not in authority and "/" not in authority else ("", 0)
