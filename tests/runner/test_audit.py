@@ -28,5 +28,5 @@ python3 -c "import subprocess; subprocess.run('echo via sh && exit 4', shell=Tru
     seen = {(e.cmd, e.exit_code) for e in shell}
     assert ("echo step one", 0) in seen and ("false", 1) in seen
     assert ("echo nested", 0) in seen and ("exit 3", 3) in seen
-    if sandbox_name == "bwrap":  # /bin/sh is audited through a wrapper where the sandbox can place one
-        assert ("echo via sh && exit 4", 4) in seen
+    if sandbox_name == "bwrap":  # /bin/sh is audited through a wrapper where the sandbox can place one;
+        assert ("echo via sh && exit 4", None) in seen  # it becomes dash, so its exit code is the caller's

@@ -52,8 +52,8 @@ def parse(text: str) -> list[tuple[float, int, str, int | None]]:
                 (cmd,) = shlex.split(quoted) or [""]
             except ValueError:
                 cmd = quoted
-        if cmd.startswith(("trap __reclaim", "__reclaim")):
-            continue
+        if cmd.startswith(("trap __reclaim", "__reclaim")) or (cmd.startswith("trap ") and "__reclaim" in cmd):
+            continue  # the hook's own trap commands, seen by bash running its EXIT trap
         out.append((ts, pid, cmd, exit_of[i]))
     return out
 
