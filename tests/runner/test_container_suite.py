@@ -14,7 +14,7 @@ from conftest import run_suite, task_yaml, write_suite
 from reclaim.materials.environment import PreparedEnv
 from reclaim.report import build_report
 from reclaim.runner.environment import EnvironmentFailed, TrialEnv
-from reclaim.sandbox import container
+from reclaim.sandbox import images
 from reclaim.store import Outcome, Status
 from reclaim.suites import bundled
 
@@ -25,7 +25,7 @@ AGENTS = ["reference", "nop", "fabricate"]
 
 @pytest.fixture(scope="module")
 def image() -> str:
-    if (why := container.available("podman")) is not None:
+    if (why := images.available("podman")) is not None:
         pytest.skip(f"podman cannot run containers here: {why}")
     res = subprocess.run([str(ROOT / "scripts" / "build-test-image")], check=False, capture_output=True, text=True,
                          timeout=1800)
@@ -46,7 +46,7 @@ def _image_from(tmp_path: Path, dockerfile: str, files: dict[str, tuple[str, int
         (ctx / name).write_text(text)
         (ctx / name).chmod(mode)
     (ctx / "Dockerfile").write_text(dockerfile)
-    return container.ensure_image(ctx / "Dockerfile", ctx, "podman")
+    return images.ensure_image(ctx / "Dockerfile", ctx, "podman")
 
 
 def _rmi(tag: str) -> None:
@@ -134,7 +134,7 @@ def test_a_task_image_without_packages_runs_with_the_images_own_python(tmp_path,
                         own_python=REF_NUMPY)
     task_dir = suite / "own-python"
     (task_dir / "Dockerfile").write_text(f"FROM localhost/{image}\n")
-    tag = container.ensure_image(task_dir / "Dockerfile", task_dir, "podman")
+    tag = images.ensure_image(task_dir / "Dockerfile", task_dir, "podman")
     try:
         rd, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], "container", max_retries=0)
     finally:

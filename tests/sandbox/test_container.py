@@ -28,23 +28,23 @@ from reclaim.sandbox import (
     SandboxConfig,
     SandboxError,
     check_backend,
-    container,
     engines,
     execlog,
     identity,
+    images,
     make_sandbox,
 )
 from reclaim.sandbox.base import base_env
 from reclaim.sandbox.container import CGROUP_ROOT, ContainerSandbox
 
 ROOT = Path(__file__).resolve().parents[2]
-needs_engine = pytest.mark.skipif(container.available("podman") is not None,
-                                  reason=f"podman cannot run containers here: {container.available('podman')}")
+needs_engine = pytest.mark.skipif(images.available("podman") is not None,
+                                  reason=f"podman cannot run containers here: {images.available('podman')}")
 
 
 @pytest.fixture(scope="session")
 def image() -> str:
-    if (why := container.available("podman")) is not None:
+    if (why := images.available("podman")) is not None:
         pytest.skip(f"podman cannot run containers here: {why}")
     t0 = time.monotonic()
     res = subprocess.run([str(ROOT / "scripts" / "build-test-image")], check=False, capture_output=True, text=True, timeout=1800)
@@ -75,7 +75,7 @@ def _sh(sb, script: str, tmp_path: Path, **kw):
 
 def test_registered_backend(tmp_path):
     assert isinstance(make_sandbox("container", SandboxConfig(tmp_path)), ContainerSandbox)
-    assert check_backend("container") == container.available()
+    assert check_backend("container") == images.available()
 
 
 def test_exit_codes_and_streams(box, tmp_path):
@@ -331,9 +331,9 @@ def test_ensure_image_builds_a_dockerfile_offline_once(tmp_path, image):
     (ctx / "marker.txt").write_text(secrets.token_hex(8))
     df = ctx / "Dockerfile"
     df.write_text(f"FROM localhost/{image}\nCOPY marker.txt /opt/marker.txt\n")
-    tag = container.ensure_image(df, ctx, "podman")
+    tag = images.ensure_image(df, ctx, "podman")
     t0 = time.monotonic()
-    assert container.ensure_image(df, ctx, "podman") == tag and time.monotonic() - t0 < 5
+    assert images.ensure_image(df, ctx, "podman") == tag and time.monotonic() - t0 < 5
     try:
         sb = _box(tmp_path, tag)
         _res, out, _ = _sh(sb, "cat /opt/marker.txt", tmp_path)
@@ -341,7 +341,7 @@ def test_ensure_image_builds_a_dockerfile_offline_once(tmp_path, image):
         assert out == (ctx / "marker.txt").read_text()
         (tmp_path / "bad").write_text("FROM localhost/reclaim-absent:base\nRUN true\n")
         with pytest.raises(SandboxError, match="podman pull localhost/reclaim-absent:base"):
-            container.ensure_image(tmp_path / "bad", ctx, "podman")
+            images.ensure_image(tmp_path / "bad", ctx, "podman")
     finally:
         subprocess.run(["podman", "rmi", "--force", tag], check=False, capture_output=True)
 
@@ -388,18 +388,18 @@ def test_apptainer_argv_and_availability(monkeypatch):
                  "--bind /var/empty:/data/reference:ro", "--pwd /workspace", "/images/task.sif bash -c true"):
         assert flag in joined, (flag, joined)
     if shutil.which("apptainer") is None and shutil.which("singularity") is None:
-        why = container.available("apptainer")
+        why = images.available("apptainer")
         assert why is not None and "apptainer is not installed" in why
 
 
 def test_engine_choice_and_unknown_engines(monkeypatch):
-    assert "unknown container engine 'lxc'" in container.available("lxc")
+    assert "unknown container engine 'lxc'" in images.available("lxc")
     monkeypatch.setenv("RECLAIM_CONTAINER_ENGINE", "docker")
     e = engines.find()
     if shutil.which("docker"):
         assert e is not None and e.name == "docker"
-        why = container.available()
+        why = images.available()
         if why is not None:  # a docker CLI without an engine: said plainly
             assert why.startswith("docker cannot run containers here") or "does not answer" in why
     else:
-        assert e is None and "docker is not installed" in container.available()
+        assert e is None and "docker is not installed" in images.available()

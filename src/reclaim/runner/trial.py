@@ -186,7 +186,7 @@ def task_image(s: TrialSettings, task: Task) -> str | None:
         return s.image
     if env.image:
         return env.image
-    from reclaim.sandbox.container import ensure_image
+    from reclaim.sandbox.images import ensure_image
 
     return ensure_image(task.dir / env.dockerfile, task.dir)
 

@@ -41,7 +41,7 @@ def check_backend(name: str) -> str | None:
     if name == "bwrap":
         return bwrap.available()
     if name == "container":
-        from reclaim.sandbox.container import available
+        from reclaim.sandbox.images import available
 
         return available()
     if name in BACKENDS:

@@ -16,9 +16,7 @@ they limit and meter it, and their limits are passed to the engine as well.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
-import re
 import secrets
 import shutil
 import subprocess
@@ -42,102 +40,14 @@ from reclaim.sandbox.base import (
     run_killable,
 )
 from reclaim.sandbox.bwrap import EXEC_DIR, GATEWAY_DIR, GATEWAY_PORT, WORKSPACE
+from reclaim.sandbox.images import recent_image_id, require_engine
 
 DROP_CAPS = ["SETUID", "SETGID", "SETPCAP", "SYS_PTRACE"]  # strace and setpriv, which drops them all
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 _NOT_FOUND = "executable file not found"
-
-
-@functools.cache
-def _available(name: str | None) -> str | None:
-    if name and name not in engines.ENGINES:
-        return f"unknown container engine '{name}'; choose one of {', '.join(engines.ENGINES)}"
-    engine = engines.find(name)
-    if engine is None:
-        return (f"{name or 'no container engine'} is not installed here: install podman "
-                "(apt-get install podman runc uidmap), docker or apptainer")
-    return engines.probe(engine)
-
-
-def available(engine: str | None = None) -> str | None:
-    """None when the engine (named, $RECLAIM_CONTAINER_ENGINE, or the first found) runs here."""
-    return _available(engine or os.environ.get("RECLAIM_CONTAINER_ENGINE") or None)
-
-
-def _engine(name: str | None) -> engines.Engine:
-    if (why := available(name)) is not None:
-        raise SandboxError(why)
-    engine = engines.find(name)
-    assert engine is not None
-    return engine
-
-
-def image_id(engine: engines.Engine, image: str) -> str | None:
-    """The image's content id in the engine's local store (a .sif's path and mtime), None when absent."""
-    if engine.name == "apptainer":  # a local .sif; docker:// or oras:// would need the network
-        p = Path(image)
-        return f"{p.resolve()}@{p.stat().st_mtime_ns}" if p.is_file() else None
-    res = subprocess.run(engine.image_exists_argv(image), check=False, capture_output=True, text=True)
-    return res.stdout.strip() or image if res.returncode == 0 else None
-
-
-def image_present(engine: engines.Engine, image: str) -> bool:
-    return image_id(engine, image) is not None
-
-
-_IDS: dict[tuple, tuple[str, float]] = {}
-ID_TTL_S = 60.0
-
-
-def _recent_id(engine: engines.Engine, image: str) -> str | None:
-    """image_id, taken from the last minute's answer when the image was there: every sandbox of a
-    trial starts from it, and an image removed since fails its first command as the engine's error."""
-    now = time.monotonic()
-    hit = _IDS.get((engine, image))
-    if hit is not None and now - hit[1] < ID_TTL_S:
-        return hit[0]
-    found = image_id(engine, image)
-    if found is not None:
-        _IDS[(engine, image)] = (found, now)
-    return found
-
-
 _TOOLS: dict[tuple, dict[str, str]] = {}
 """Where an image keeps strace and setpriv, per engine and image id: probed once per process."""
 REMOVE_BATCH = 16
-
-
-def ensure_image(dockerfile: Path, context: Path, engine: str | None = None) -> str:
-    """Build a task's Dockerfile offline (no network, no pulls), once: the tag is keyed by the
-    Dockerfile and the names and sizes of the context's files. Its base images must be present."""
-    eng = _engine(engine)
-    if eng.name == "apptainer":
-        raise SandboxError("apptainer builds from a definition file, not a Dockerfile: build the .sif "
-                           "elsewhere (apptainer build) and name it as the task's image")
-    try:
-        text = dockerfile.read_bytes()
-    except OSError as e:
-        raise SandboxError(f"cannot read {dockerfile}: {e}") from None
-    h = hashlib.sha256(text)
-    for path in sorted(p for p in context.rglob("*") if p.is_file() and not p.is_symlink()):
-        h.update(f"{path.relative_to(context)}\0{path.stat().st_size}\0".encode())
-    tag = f"localhost/reclaim-task:{h.hexdigest()[:20]}"
-    if image_present(eng, tag):
-        return tag
-    stages: set[str] = set()
-    for m in re.finditer(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", text.decode("utf-8", "replace"),
-                         re.IGNORECASE | re.MULTILINE):
-        base, alias = m.group(1), m.group(2)
-        if base.lower() != "scratch" and base not in stages and "$" not in base and not image_present(eng, base):
-            raise SandboxError(f"{dockerfile}: base image '{base}' is not in {eng.name}'s store and builds run "
-                               f"offline: {eng.name} pull {base} (or {eng.name} load -i IMAGE.tar) first")
-        if alias:
-            stages.add(alias)
-    res = subprocess.run(eng.build_argv(tag, str(dockerfile), str(context)), check=False, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise SandboxError(f"building {dockerfile} failed (offline, --network=none): "
-                           f"{(res.stderr or res.stdout).strip()[-2000:]}")
-    return tag
 
 
 def _cgroup_limits(env: dict[str, str]) -> tuple[str | None, int | None, float | None, int | None]:
@@ -195,17 +105,17 @@ class ContainerSandbox(HostWorkspace):
     # -- setup -------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self.engine = _engine(self.engine_name)
+        self.engine = require_engine(self.engine_name)
         image = self.config.image or os.environ.get("RECLAIM_CONTAINER_IMAGE") or None
         if image is None:
             raise SandboxError("the container sandbox needs an image: set environment.image in task.yaml, "
                                "pass --image, or set $RECLAIM_CONTAINER_IMAGE")
-        self.image_id = _recent_id(self.engine, image)
+        self.image_id = recent_image_id(self.engine, image)
         if self.image_id is None:
             e = self.engine.name
             raise SandboxError(f"image '{image}' is not in {e}'s local store (nothing is pulled during a trial): "
                                f"{e} pull {image}, {e} load -i IMAGE.tar, or build it "
-                               "(container.ensure_image for a task's Dockerfile, scripts/build-test-image)")
+                               "(images.ensure_image for a task's Dockerfile, scripts/build-test-image)")
         self.image = image
         self.config.workspace.mkdir(parents=True, exist_ok=True)
         self.identity.give_tree(self.config.workspace)
