@@ -250,6 +250,14 @@ def test_notebooks_and_binary_files_are_scanned_and_counted(tmp_path):
     assert agent_sources(tmp_path, files(tmp_path)).unread == ["padded.py"]
 
 
+def test_a_script_named_by_its_first_line_too_large_to_read_is_unread(tmp_path):
+    with open(tmp_path / "run", "wb") as fh:  # no suffix: a program by its #! line, as read_text has it
+        fh.write(b"#!/bin/sh\n")
+        fh.truncate(17 << 20)
+    write(tmp_path, "data", b"x" * (3 << 20))  # large data is not a program left unread
+    assert agent_sources(tmp_path, files(tmp_path)).unread == ["run"]
+
+
 def test_links_are_never_followed(ws, tmp_path):
     """A RECORD that is a link to one outside the workspace vouches for nothing."""
     write(tmp_path, "outside/RECORD", f"plotlib/_cm.py,{b64(TABLE)},{len(TABLE)}\n")

@@ -103,18 +103,19 @@ def _examples(paths: list[str]) -> list[str]:
     return out
 
 
-def _binary(root: Path, rel: str) -> tuple[bool, int]:
+def _kind(root: Path, rel: str) -> tuple[bool, bool, int]:
+    """(binary, a program by name or #!, size)."""
     try:
         head, size = untrusted.read_head(root, rel, 8192)
     except (OSError, untrusted.Untrusted):
-        return False, 0
+        return False, False, 0
     if is_code(Path(rel), head[:2]):
-        return False, size  # a program, in whatever encoding: provenance.read_text reads it
+        return False, True, size  # a program, in whatever encoding: provenance.read_text reads it
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as e:  # a character cut at 8 KiB is not binary
-        return size <= len(head) or e.start < len(head) - 3, size
-    return b"\0" in head, size
+        return size <= len(head) or e.start < len(head) - 3, False, size
+    return b"\0" in head, False, size
 
 
 def tokens(text: str) -> set[str]:
@@ -198,7 +199,7 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
         elif any(under(p, s) for s in sites):
             why = "not listed in the RECORD of any package installed there"
         if why is None and p not in excluded and (_PIP_CACHE.search(p) or any(under(p, c) for c in caches)):
-            if _binary(root, p)[0]:
+            if _kind(root, p)[0]:
                 excluded[p] = (CACHE, next((c for c in caches if under(p, c)), posixpath.dirname(p)))
             else:
                 why = "text in a package cache: caches hold downloads, not text the harness can vouch for"
@@ -216,12 +217,12 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
             out.excluded.setdefault(excluded[p][0], []).append(p)
             continue
         out.sources.append(p)
-        binary, size = _binary(root, p)
+        binary, code, size = _kind(root, p)
         if binary:
             out.binary.append(p)
         elif p.lower().endswith(".ipynb"):
             out.notebooks.append(p)
-        if size > MAX_CODE_BYTES and is_code(Path(p)):
+        if size > MAX_CODE_BYTES and code:  # a #! script too, whatever its name
             out.unread.append(p)
     return out
 
