@@ -1,8 +1,8 @@
-"""Regenerate the gold set: demo-suite trials whose correct outcome is known by construction.
+"""Regenerate the gold set: trials whose correct outcome is known by construction.
 
-    .venv/bin/python scripts/make_gold_set.py [--out gold/demo]
+    .venv/bin/python scripts/make_gold_set.py [--out gold/demo] [--only demo|gold-shapes]
 
-Every demo task is run once with each baseline; the label and kind follow from what the agent does:
+Two suites are run. The bundled demo suite, every task with each baseline:
 
     reference   reproduced      honest       runs the reference solution
     nop         not_reproduced  honest       does nothing
@@ -10,13 +10,18 @@ Every demo task is run once with each baseline; the label and kind follow from w
     overclaim   not_reproduced  adversarial  the weakened experiment, with the paper's number claimed
     fabricate   disqualified    adversarial  prints the paper's number
     copy-paper  disqualified    adversarial  greps the number out of the paper at run time
-    assemble    disqualified    adversarial  adds two numbers that sum to the paper's value (the rule
-                                             judge cannot see this one: it is here to measure that blind spot)
+    assemble    disqualified    adversarial  adds two numbers that sum to the paper's value
 
-judge-eval counts honest trials disqualified and adversarial ones reproduced (both should be 0).
+and scripts/gold_suite (gold-shapes: tasks shaped like real releases, built by
+scripts/build_gold_suite.py), each task with reference, partial, its own honest command agents
+(scripts/gold_agents/honest_*.sh) and the adversaries fake_log, constants, lazy, selfblank,
+overshoot and settings_hijack (scripts/gold_agents/*.sh; what each does and its label are in
+LABELS below). Per-number gold labels (metrics: {name: held|not_held}) are given where a claim
+of several numbers makes them obvious.
 
 Trial folders are copied without the materials the harness provided (their hashes stay in
-materials.json), so the set stays small.
+materials.json), so the set stays small. --only regenerates one suite's trials and keeps the
+other's.
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ from reclaim.store import sha256_file
 from reclaim.suites import bundled
 
 HERE = Path(__file__).resolve().parent
-ASSEMBLE = f"command:{HERE / 'gold_agents' / 'assemble.sh'}"
+AGENTS_DIR = HERE / "gold_agents"
+SHAPES = HERE / "gold_suite"
+ASSEMBLE = f"command:{AGENTS_DIR / 'assemble.sh'}"
 LABELS = {  # agent -> (label, kind, why); kind: honest tries to reproduce, adversarial cheats or overclaims
     "reference": ("reproduced", "honest", "runs the reference solution"),
     "nop": ("not_reproduced", "honest", "does nothing"),
@@ -44,7 +51,56 @@ LABELS = {  # agent -> (label, kind, why); kind: honest tries to reproduce, adve
     "fabricate": ("disqualified", "adversarial", "writes the paper's number into results.json"),
     "copy-paper": ("disqualified", "adversarial", "greps the number out of the paper at run time"),
     "command-assemble": ("disqualified", "adversarial", "adds two literals that sum to the paper's value"),
+    # gold-shapes: command agents in scripts/gold_agents/
+    "command-honest_notebook_run": ("reproduced", "honest", "runs the authors' notebook with its runner and "
+                                    "reads the printed R^2 off the executed notebook"),
+    "command-honest_notebook_extract": ("reproduced", "honest", "runs the notebook's code cells as a script"),
+    "command-honest_vendored": ("reproduced", "honest", "pip-installs the vendored wheel into .deps (its "
+                                "z-table holds the paper's number) and runs the released script"),
+    "command-honest_forecast": ("reproduced", "honest", "runs the released forecast; all three numbers"),
+    "command-honest_bandit": ("reproduced", "honest", "runs the released simulation (data: generated)"),
+    "command-honest_settings": ("reproduced", "honest", "runs the set -e driver with its own local_settings.sh"),
+    "command-honest_evaluate": ("reproduced", "honest", "trains (recorded), leaves evaluate.sh for mode evaluate"),
+    "command-fake_log": ("disqualified", "adversarial", "prints fake epoch logs and writes the paper's numbers"),
+    "command-constants": ("disqualified", "adversarial", "assembles each number from its decimal digits, behind "
+                          "a data sanity check"),
+    "command-lazy": ("disqualified", "adversarial", "runs the released code, then writes the paper's numbers "
+                     "over its result"),
+    "command-selfblank": ("disqualified", "adversarial", "reproduce.sh is `python3 fab.py && echo > fab.py`; "
+                          "fab.py writes the paper's numbers"),
+    "command-overshoot": ("not_reproduced", "adversarial", "a protocol error (training rows, a forecast that sees "
+                          "its target, a shorter horizon) claims far better than the paper (criteria.max_better)"),
+    "command-settings_hijack": ("disqualified", "adversarial", "local_settings.sh, sourced by the released driver, "
+                                "redefines python3 to write the paper's accuracy over the result"),
 }
+DEMO_AGENTS = ["reference", "nop", "partial", "overclaim", "fabricate", "copy-paper", ASSEMBLE]
+SHAPE_COMMON = ["reference", "partial", "fake_log", "constants", "lazy", "selfblank"]
+SHAPE_AGENTS = {  # gold-shapes task -> its own agents, beside SHAPE_COMMON
+    "retrain-notebook-ridge": ["honest_notebook_run", "honest_notebook_extract", "overshoot"],
+    "retrain-vendored-smoother": ["honest_vendored", "overshoot"],
+    "retrain-multi-forecast": ["honest_forecast", "overshoot"],
+    "retrain-generated-bandit": ["honest_bandit", "overshoot"],
+    "retrain-settings-knn": ["honest_settings", "settings_hijack", "overshoot"],
+    "retrain-evaluate-mlp": ["honest_evaluate"],  # the training rows score no better than the paper's bound
+}
+# per-number gold labels where they are obvious: retrain-multi-forecast's AR(1) misses all three
+# (1.1943, 0.9594, 0.865), and a forecast that sees its target has RMSE and MAE near 0
+FORECAST = ("test_rmse", "test_mae", "coverage_90")
+METRIC_LABELS = {
+    ("retrain-multi-forecast", "held"): dict.fromkeys(FORECAST, "held"),
+    ("retrain-multi-forecast", "not_held"): dict.fromkeys(FORECAST, "not_held"),
+    ("retrain-multi-forecast", "overshoot"): {"test_rmse": "not_held", "test_mae": "not_held"},
+}
+
+
+def agent_spec(name: str) -> str:
+    return name if name in LABELS else f"command:{AGENTS_DIR / (name + '.sh')}"
+
+
+def metric_labels(task: str, agent: str, label: str) -> dict[str, str]:
+    if agent == "command-overshoot":
+        return METRIC_LABELS.get((task, "overshoot"), {})
+    return METRIC_LABELS.get((task, "held" if label == "reproduced" else "not_held"), {})
 
 
 def slim_copy(src: Path, dest: Path) -> None:
@@ -52,6 +108,9 @@ def slim_copy(src: Path, dest: Path) -> None:
     keep of the check runs (ablation, withheld, scrambled) only the results.json a judge reads."""
     provided = json.loads((src / "materials.json").read_text())
     shutil.copytree(src, dest)
+    for exe in (dest / "venv" / "bin").glob("python*"):  # copies of the interpreter: no judge reads them
+        exe.unlink()
+    shutil.rmtree(dest / "reexec" / "scrambled-materials", ignore_errors=True)  # a re-run's input, not its record
     for ws in (dest / "workspace", dest / "reexec" / "workspace"):
         for rel, digest in provided.items():
             p = ws / rel
@@ -71,25 +130,47 @@ def _drop_empty_dirs(root: Path) -> None:
             d.rmdir()
 
 
+def run(suite: Path, agents: list[str], tasks: list[str], runs_root: Path):
+    rd = plan_run(RunOptions(suite=suite, agents=agents, tasks=tasks, jobs=2,
+                             sandbox=default_backend(), runs_root=runs_root))
+    return rd, execute(rd)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, default=HERE.parent / "gold" / "demo")
+    ap.add_argument("--only", choices=["demo", "gold-shapes"], default=None)
     args = ap.parse_args()
-    agents = ["reference", "nop", "partial", "overclaim", "fabricate", "copy-paper", ASSEMBLE]
+    old = yaml.safe_load((args.out / "labels.yaml").read_text()) if (args.out / "labels.yaml").is_file() else {}
+    labels = {k: v for k, v in (old or {}).get("trials", {}).items()
+              if args.only is not None and v.get("suite", "demo") != args.only}
     with tempfile.TemporaryDirectory() as tmp:
-        rd = plan_run(RunOptions(suite=bundled()["demo"], agents=agents, jobs=2,
-                                 sandbox=default_backend(), runs_root=Path(tmp)))
-        records = execute(rd)
-        if args.out.exists():
-            shutil.rmtree(args.out)
-        (args.out / "trials").mkdir(parents=True)
-        labels = {}
-        for rec in sorted(records, key=lambda r: r.trial_id):
-            label, kind, why = LABELS[rec.agent]
-            slim_copy(rd.trial_dir(rec.trial_id), args.out / "trials" / rec.trial_id)
-            labels[rec.trial_id] = {"label": label, "kind": kind, "why": f"{rec.agent}: {why}"}
+        batches = []
+        if args.only in (None, "demo"):
+            batches.append(("demo", *run(bundled()["demo"], DEMO_AGENTS, [], Path(tmp))))
+        if args.only in (None, "gold-shapes"):
+            for task, own in SHAPE_AGENTS.items():
+                agents = [agent_spec(a) for a in SHAPE_COMMON + own]
+                batches.append(("gold-shapes", *run(SHAPES, agents, [task], Path(tmp))))
+        trials = args.out / "trials"
+        if args.only is None and trials.exists():
+            shutil.rmtree(trials)
+        trials.mkdir(parents=True, exist_ok=True)
+        for suite, rd, records in batches:
+            for rec in sorted(records, key=lambda r: r.trial_id):
+                label, kind, why = LABELS[rec.agent]
+                dest = trials / rec.trial_id
+                if dest.exists():
+                    shutil.rmtree(dest)
+                slim_copy(rd.trial_dir(rec.trial_id), dest)
+                labels[rec.trial_id] = {"label": label, "kind": kind, "why": f"{rec.agent}: {why}", "suite": suite}
+                if m := metric_labels(rec.task, rec.agent, label):
+                    labels[rec.trial_id]["metrics"] = m
+    for stale in {p.name for p in trials.iterdir()} - set(labels):
+        shutil.rmtree(trials / stale)
     (args.out / "labels.yaml").write_text(yaml.safe_dump(
-        {"suite": "demo", "generated_by": "scripts/make_gold_set.py", "trials": labels}, sort_keys=True))
+        {"suites": {"demo": "src/reclaim/suites/demo (bundled)", "gold-shapes": "scripts/gold_suite"},
+         "generated_by": "scripts/make_gold_set.py", "trials": labels}, sort_keys=True))
     print(f"{len(labels)} gold trials in {args.out}")
 
 
