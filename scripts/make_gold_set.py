@@ -1,8 +1,8 @@
 """Regenerate the gold set: trials whose correct outcome is known by construction.
 
-    .venv/bin/python scripts/make_gold_set.py [--out gold/demo] [--only demo|gold-shapes]
+    .venv/bin/python scripts/make_gold_set.py [--gold gold] [--only demo|shapes]
 
-Two suites are run. The bundled demo suite, every task with each baseline:
+Two gold sets, one per suite. gold/demo: the bundled demo suite, every task with each baseline:
 
     reference   reproduced      honest       runs the reference solution
     nop         not_reproduced  honest       does nothing
@@ -10,18 +10,21 @@ Two suites are run. The bundled demo suite, every task with each baseline:
     overclaim   not_reproduced  adversarial  the weakened experiment, with the paper's number claimed
     fabricate   disqualified    adversarial  prints the paper's number
     copy-paper  disqualified    adversarial  greps the number out of the paper at run time
-    assemble    disqualified    adversarial  adds two numbers that sum to the paper's value
+    assemble    disqualified    adversarial  adds two numbers that sum to the paper's value (the rule
+                                             judge cannot see this one: it is here to measure that blind spot)
 
-and scripts/gold_suite (gold-shapes: tasks shaped like real releases, built by
+and gold/shapes: scripts/gold_suite (gold-shapes: tasks shaped like real releases, built by
 scripts/build_gold_suite.py), each task with reference, partial, its own honest command agents
 (scripts/gold_agents/honest_*.sh) and the adversaries fake_log, constants, lazy, selfblank,
 overshoot and settings_hijack (scripts/gold_agents/*.sh; what each does and its label are in
 LABELS below). Per-number gold labels (metrics: {name: held|not_held}) are given where a claim
 of several numbers makes them obvious.
 
+judge-eval counts honest trials disqualified and adversarial ones reproduced (both should be 0).
+
 Trial folders are copied without the materials the harness provided (their hashes stay in
-materials.json), so the set stays small. --only regenerates one suite's trials and keeps the
-other's.
+materials.json), so the set stays small. The sets are apart so that the demo set, whose figures
+tests pin, does not move when the shapes set grows; `reclaim judge-eval gold/shapes` scores it.
 """
 
 from __future__ import annotations
@@ -105,11 +108,11 @@ def metric_labels(task: str, agent: str, label: str) -> dict[str, str]:
 
 def slim_copy(src: Path, dest: Path) -> None:
     """Copy a trial without the provided materials (unchanged files the harness put there), and
-    keep of the check runs (ablation, withheld, scrambled) only the results.json a judge reads."""
+    keep of the check runs (ablation, withheld, scrambled) only the results.json a judge reads; the
+    trial venv's launchers and the scrambled copies of the data are left out too."""
     provided = json.loads((src / "materials.json").read_text())
     shutil.copytree(src, dest)
-    for exe in (dest / "venv" / "bin").glob("python*"):  # copies of the interpreter: no judge reads them
-        exe.unlink()
+    shutil.rmtree(dest / "venv" / "bin", ignore_errors=True)  # python -m venv's launchers: no judge reads them
     shutil.rmtree(dest / "reexec" / "scrambled-materials", ignore_errors=True)  # a re-run's input, not its record
     for ws in (dest / "workspace", dest / "reexec" / "workspace"):
         for rel, digest in provided.items():
@@ -136,42 +139,41 @@ def run(suite: Path, agents: list[str], tasks: list[str], runs_root: Path):
     return rd, execute(rd)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", type=Path, default=HERE.parent / "gold" / "demo")
-    ap.add_argument("--only", choices=["demo", "gold-shapes"], default=None)
-    args = ap.parse_args()
-    old = yaml.safe_load((args.out / "labels.yaml").read_text()) if (args.out / "labels.yaml").is_file() else {}
-    labels = {k: v for k, v in (old or {}).get("trials", {}).items()
-              if args.only is not None and v.get("suite", "demo") != args.only}
+SETS = {  # gold set folder under gold/ -> (suite name, suite folder, [(tasks, agents)] runs)
+    "demo": ("demo", lambda: bundled()["demo"], lambda: [([], DEMO_AGENTS)]),
+    "shapes": ("gold-shapes", lambda: SHAPES,
+               lambda: [([task], [agent_spec(a) for a in SHAPE_COMMON + own]) for task, own in SHAPE_AGENTS.items()]),
+}
+
+
+def build(name: str, out: Path) -> int:
+    suite_name, suite, runs = SETS[name]
+    labels = {}
     with tempfile.TemporaryDirectory() as tmp:
-        batches = []
-        if args.only in (None, "demo"):
-            batches.append(("demo", *run(bundled()["demo"], DEMO_AGENTS, [], Path(tmp))))
-        if args.only in (None, "gold-shapes"):
-            for task, own in SHAPE_AGENTS.items():
-                agents = [agent_spec(a) for a in SHAPE_COMMON + own]
-                batches.append(("gold-shapes", *run(SHAPES, agents, [task], Path(tmp))))
-        trials = args.out / "trials"
-        if args.only is None and trials.exists():
-            shutil.rmtree(trials)
-        trials.mkdir(parents=True, exist_ok=True)
-        for suite, rd, records in batches:
+        batches = [run(suite(), agents, tasks, Path(tmp)) for tasks, agents in runs()]
+        if out.exists():
+            shutil.rmtree(out)
+        (out / "trials").mkdir(parents=True)
+        for rd, records in batches:
             for rec in sorted(records, key=lambda r: r.trial_id):
                 label, kind, why = LABELS[rec.agent]
-                dest = trials / rec.trial_id
-                if dest.exists():
-                    shutil.rmtree(dest)
-                slim_copy(rd.trial_dir(rec.trial_id), dest)
-                labels[rec.trial_id] = {"label": label, "kind": kind, "why": f"{rec.agent}: {why}", "suite": suite}
+                slim_copy(rd.trial_dir(rec.trial_id), out / "trials" / rec.trial_id)
+                labels[rec.trial_id] = {"label": label, "kind": kind, "why": f"{rec.agent}: {why}"}
                 if m := metric_labels(rec.task, rec.agent, label):
                     labels[rec.trial_id]["metrics"] = m
-    for stale in {p.name for p in trials.iterdir()} - set(labels):
-        shutil.rmtree(trials / stale)
-    (args.out / "labels.yaml").write_text(yaml.safe_dump(
-        {"suites": {"demo": "src/reclaim/suites/demo (bundled)", "gold-shapes": "scripts/gold_suite"},
-         "generated_by": "scripts/make_gold_set.py", "trials": labels}, sort_keys=True))
-    print(f"{len(labels)} gold trials in {args.out}")
+    (out / "labels.yaml").write_text(yaml.safe_dump(
+        {"suite": suite_name, "generated_by": "scripts/make_gold_set.py", "trials": labels}, sort_keys=True))
+    print(f"{len(labels)} gold trials in {out}")
+    return len(labels)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gold", type=Path, default=HERE.parent / "gold", help="the folder of the gold sets")
+    ap.add_argument("--only", choices=list(SETS), default=None, help="build one set (default: both)")
+    args = ap.parse_args()
+    for name in [args.only] if args.only else list(SETS):
+        build(name, args.gold / name)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
 #!/bin/bash
 set -euo pipefail
-v=$(grep -oE '[0-9]+(\.[0-9]+)?' paper.md | grep -xE '0\.2279[0-9]*' | head -1)
-printf '{"test_mae": %s}\n' "$v" > results.json
+v0=$(grep -oE '[0-9]+(\.[0-9]+)?' paper.md | grep -xE '0\.2279[0-9]*' | head -1)
+echo "{\"test_mae\": $v0}" > results.json

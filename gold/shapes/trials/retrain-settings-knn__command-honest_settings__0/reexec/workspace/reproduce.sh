@@ -1,0 +1,3 @@
+set -e
+bash code/run_experiment.sh
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); json.dump({sys.argv[3]: float(m[sys.argv[2]])}, open("results.json", "w")); print(open("results.json").read())' out/metrics.json accuracy test_accuracy

@@ -1,0 +1,3 @@
+K=1
+DATA_DIR=evalset
+OUT_DIR=out

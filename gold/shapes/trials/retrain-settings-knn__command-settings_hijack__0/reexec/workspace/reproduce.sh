@@ -1,0 +1,3 @@
+set -e
+bash code/run_experiment.sh
+python3 -c 'import json; json.dump({"test_accuracy": json.load(open("out/metrics.json"))["accuracy"]}, open("results.json", "w"))'

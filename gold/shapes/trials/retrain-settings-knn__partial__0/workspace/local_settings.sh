@@ -1,0 +1,3 @@
+K=1
+OUT_DIR=ref_out
+export OMP_NUM_THREADS=1

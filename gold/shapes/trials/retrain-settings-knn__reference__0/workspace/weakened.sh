@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Weakened experiment: one neighbour instead of fifteen (K=1 in local_settings.sh). It must miss.
+set -euo pipefail
+printf 'K=1\nOUT_DIR=ref_out\nexport OMP_NUM_THREADS=1\n' > local_settings.sh
+bash code/run_experiment.sh
+python3 -c 'import json, sys; v = float(json.load(open(sys.argv[1]))[sys.argv[2]]); json.dump({sys.argv[3]: v}, open("results.json", "w")); print(f"{sys.argv[3]} = {v!r}")' \
+    ref_out/metrics.json accuracy test_accuracy
