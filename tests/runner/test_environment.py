@@ -124,3 +124,31 @@ def test_a_python_version_the_host_lacks_is_a_clear_error(tmp_path, sandbox_name
     suite = _suite(tmp_path, {"python": "3.99"})
     _, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
     assert rec.outcome.value == "error" and "environment.python: no Python 3.99" in rec.error
+
+
+def _have_python(version: str) -> bool:
+    from reclaim.materials.environment import _version_of, candidates
+    return any(_version_of(p).startswith(version + ".") for p in candidates())
+
+
+@pytest.mark.parametrize("version", ["3.12"])
+def test_a_declared_python_version_is_the_python_the_sandbox_runs(tmp_path, sandbox_name, version):
+    """pyenv's interpreters live under the host's home (/root, 0700): the sandbox must still run them."""
+    if not _have_python(version):
+        pytest.skip(f"no Python {version} on this host")
+    agent = write_agent(tmp_path / "versions.sh", """set -e
+python3 --version
+python --version
+python3 -c 'import sys; print("prefix", sys.base_prefix)'
+pip --version
+""")
+    suite = write_suite(tmp_path / "suite", [task_yaml("py-version", "retrain", environment={"python": version})])
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name)
+    tdir = rd.trial_dir(rec.trial_id)
+    out = "".join(p.read_text() for p in sorted((tdir / "logs").glob("agent-*.std*")))
+    assert rec.error is None, rec.error
+    given = json.loads((tdir / "records" / "environment.json").read_text())
+    assert given["python_version"].startswith(version + ".") and given["declared"] == {"python": version}
+    lines = out.splitlines()
+    assert lines[:2] == [f"Python {given['python_version']}"] * 2, out
+    assert f"(python {version})" in out, out  # pip runs with it too
