@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
 
+import pytest
 from conftest import run_suite, task_yaml, write_agent, write_suite
 
 from reclaim.budget.gpus import Allocator, FakeBackend, discover
+from reclaim.sandbox import images
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _gpu_task(task_id: str, gpus: int = 1, gpu_hours: float = 1.0, wall: float = 1.0) -> dict:
@@ -51,7 +60,48 @@ def test_driver_files_outside_the_system_folders_are_placed_under_one_folder(tmp
     placed = dict(placement(found + ["/usr/lib/x86_64-linux-gnu/libcuda.so.1"]))
     assert placed[str(tmp_path / "libcuda.so.1")] == f"{DRIVER_INSIDE}/lib/libcuda.so.1"
     assert placed[str(tmp_path / "nvidia-smi")] == f"{DRIVER_INSIDE}/bin/nvidia-smi"
-    assert "/usr/lib/x86_64-linux-gnu/libcuda.so.1" not in placed  # every sandbox shows /usr already
+    assert "/usr/lib/x86_64-linux-gnu/libcuda.so.1" not in placed  # bwrap shows the host's /usr already
+    # a container shows its image's /usr, not the host's: every driver file goes under the one folder
+    in_container = dict(placement(found + ["/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/bin/nvidia-smi"],
+                                  "container"))
+    assert in_container["/usr/lib/x86_64-linux-gnu/libcuda.so.1"] == f"{DRIVER_INSIDE}/lib/libcuda.so.1"
+    assert in_container["/usr/bin/nvidia-smi"] == f"{DRIVER_INSIDE}/bin/nvidia-smi"
+    assert in_container[str(tmp_path / "nvidia-smi")] == f"{DRIVER_INSIDE}/bin/nvidia-smi"
+
+
+@pytest.fixture(scope="module")
+def image() -> str:
+    if (why := images.available("podman")) is not None:
+        pytest.skip(f"podman cannot run containers here: {why}")
+    res = subprocess.run([str(ROOT / "scripts" / "build-test-image")], check=False, capture_output=True, text=True,
+                         timeout=1800)
+    assert res.returncode == 0, res.stderr
+    return res.stdout.strip()
+
+
+@pytest.fixture
+def driver_under_usr():
+    """A folder under the host's /usr for the fake driver, as a normal host keeps its driver."""
+    base = Path("/usr/local/lib")
+    if not os.access(base, os.W_OK):
+        pytest.skip("the fake driver needs a folder under /usr (run as root)")
+    folder = base / f"reclaim-test-driver-{secrets.token_hex(4)}"
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_container_trial_gets_the_driver_the_host_keeps_under_usr(tmp_path, image, driver_under_usr):
+    """The image's /usr replaces the host's: nvidia-smi and libcuda come in under the driver folder."""
+    agent = write_agent(tmp_path / "probe.sh", PROBE + 'command -v nvidia-smi\necho "LD=$LD_LIBRARY_PATH"\n')
+    suite = write_suite(tmp_path / "suite", [_gpu_task("g0")])
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], "container", image=image,
+                           gpus=f"fake:2@{driver_under_usr}", max_retries=0)
+    assert rec.error is None and rec.budget.gpu_ids, rec.error
+    (gpu,) = rec.budget.gpu_ids
+    out = next((rd.trial_dir(rec.trial_id) / "logs").glob("agent-*.stdout")).read_text()
+    assert f"GPU {gpu}: Fake GPU" in out and f"GPU {1 - gpu}:" not in out, out
+    assert "fake driver library" in out and "/opt/reclaim/driver/bin/nvidia-smi" in out, out
+    assert "LD=/opt/reclaim/driver/lib" in out, out
 
 
 def test_allocation_is_exclusive(tmp_path, sandbox_name):

@@ -385,8 +385,11 @@ def test_apptainer_argv_and_availability(monkeypatch):
     joined = " ".join(argv)
     for flag in ("exec --containall --cleanenv --no-home", "--no-privs", "--net --network none",
                  "--bind /srv/ws:/workspace:rw", "--bind /srv/data:/data:ro", "--bind /dev/null:/data/key:ro",
-                 "--bind /var/empty:/data/reference:ro", "--pwd /workspace", "/images/task.sif bash -c true"):
+                 "--bind /var/empty:/data/reference:ro", "--pwd /workspace", "/images/task.sif bash -c true",
+                 "--nv --bind /dev/nvidia0:/dev/nvidia0"):
         assert flag in joined, (flag, joined)
+    # the host's driver comes in with the GPUs only
+    assert "--nv" not in engines.apptainer_argv("/usr/bin/apptainer", _run(devices=[], env_file=None))
     if shutil.which("apptainer") is None and shutil.which("singularity") is None:
         why = images.available("apptainer")
         assert why is not None and "apptainer is not installed" in why

@@ -1,8 +1,10 @@
 """The GPU driver's user-space side: the libraries and tools a trial's programs need to use the
 GPUs it was given (libcuda, NVML, nvidia-smi), found where the host keeps them.
 
-Where they live under /usr they are already in every sandbox; elsewhere (a cluster's
-/opt/nvidia, a module tree) they are bound in read-only under ``DRIVER_INSIDE``.
+Where they live under /usr they are already in a bwrap sandbox, which shows the host's /usr;
+elsewhere (a cluster's /opt/nvidia, a module tree) they are bound in read-only under
+``DRIVER_INSIDE``. A container shows its image's /usr instead of the host's, so there every
+driver file goes under ``DRIVER_INSIDE``, wherever the host keeps it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ LIBS = ("libcuda.so", "libcudadebugger.so", "libnvidia-ml.so", "libnvidia-ptxjit
         "libnvidia-opencl.so", "libnvcuvid.so", "libnvidia-encode.so")
 TOOLS = ("nvidia-smi", "nvidia-debugdump", "nvidia-cuda-mps-control", "nvidia-cuda-mps-server")
 SHOWN = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/")
-"""Folders every sandbox shows already."""
+"""Folders of the host a bwrap sandbox shows already (a container shows its image's)."""
 
 _LDCONFIG = re.compile(r"^\s*(\S+) \(([^)]*)\) => (\S+)$")
 
@@ -53,11 +55,13 @@ def driver_files() -> list[str]:
     return sorted(files)
 
 
-def placement(files: list[str]) -> list[tuple[str, str]]:
-    """(host file, path inside) for the files a sandbox does not already show."""
+def placement(files: list[str], sandbox: str = "bwrap") -> list[tuple[str, str]]:
+    """(host file, path inside) for the files the ``sandbox`` kind does not already show: under
+    ``container`` all of them, since the image's /usr hides the host's."""
+    shown = () if sandbox == "container" else SHOWN
     out = []
     for f in files:
-        if os.path.realpath(f).startswith(SHOWN) and f.startswith(SHOWN):
+        if shown and os.path.realpath(f).startswith(shown) and f.startswith(shown):
             continue
         sub = "bin" if Path(f).name in TOOLS else "lib"
         out.append((f, f"{DRIVER_INSIDE}/{sub}/{Path(f).name}"))

@@ -138,6 +138,9 @@ class FakeBackend:
     util: float = 0.5
     power_w: float = 300.0
     name: str = "fake"
+    driver_dir: Path | None = None
+    """Where its driver lives (default: under ``root``); a host's system folder, to stand for a
+    driver installed under /usr."""
 
     def __post_init__(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -146,9 +149,10 @@ class FakeBackend:
         (self.root / "nvidiactl").write_text("fake control\n")
         # a driver of its own, outside the folders a sandbox shows: its nvidia-smi lists the GPUs
         # the trial was given, as the real one lists those it can open
-        (self.root / "driver").mkdir(exist_ok=True)
-        (self.root / "driver" / "libcuda.so.1").write_text("fake driver library\n")
-        smi = self.root / "driver" / "nvidia-smi"
+        self.driver_dir = self.driver_dir or self.root / "driver"
+        self.driver_dir.mkdir(parents=True, exist_ok=True)
+        (self.driver_dir / "libcuda.so.1").write_text("fake driver library\n")
+        smi = self.driver_dir / "nvidia-smi"
         smi.write_text("#!/bin/sh\n# fake nvidia-smi: one line per GPU device file present\n"
                        "for d in /dev/nvidia[0-9]*; do [ -e \"$d\" ] && echo \"GPU ${d#/dev/nvidia}: Fake GPU "
                        "(UUID: GPU-fake-${d#/dev/nvidia})\"; done\n")
@@ -164,11 +168,12 @@ class FakeBackend:
         return [str(self.root / "nvidiactl")]
 
     def driver_files(self) -> list[str]:
-        return [str(self.root / "driver" / "libcuda.so.1"), str(self.root / "driver" / "nvidia-smi")]
+        return [str(self.driver_dir / "libcuda.so.1"), str(self.driver_dir / "nvidia-smi")]
 
 
 def discover(spec: str | None, fake_root: Path | None = None) -> GpuBackend | None:
-    """--gpus: none (the default: NVML if it works, else no GPUs), 'nvml', '0,1,3', or 'fake:N'."""
+    """--gpus: none (the default: NVML if it works, else no GPUs), 'nvml', '0,1,3', or 'fake:N'
+    ('fake:N@DIR': its driver's files in DIR)."""
     if spec is None or spec == "auto":
         try:
             return NvmlBackend()
@@ -181,7 +186,9 @@ def discover(spec: str | None, fake_root: Path | None = None) -> GpuBackend | No
     if spec.startswith("fake:"):
         import tempfile
 
-        return FakeBackend(int(spec[5:]), fake_root or Path(tempfile.mkdtemp(prefix="reclaim-fake-gpus-")))
+        count, _, driver = spec[5:].partition("@")
+        return FakeBackend(int(count), fake_root or Path(tempfile.mkdtemp(prefix="reclaim-fake-gpus-")),
+                           driver_dir=Path(driver) if driver else None)
     try:
         return ListedBackend([int(x) for x in spec.split(",") if x.strip()])
     except ValueError:

@@ -162,7 +162,8 @@ def _lifecycle(s: TrialSettings, task: Task, agent_spec: str, seed: int, tdir: P
     if s.sandbox == "process":
         trace.emit(Note, phase="setup", level="warning", message=PROCESS_WARNING)
     agent = make_agent(agent_spec)
-    resources = Resources.acquire(spec.budget, tdir, s.allocator, s.gpu_backend, f"task {task.id}")
+    resources = Resources.acquire(spec.budget, tdir, s.allocator, s.gpu_backend, f"task {task.id}",
+                                  sandbox=s.sandbox)
     try:
         _work(s, task, agent, seed, tdir, rec, trace, timer, wall, resources)
     finally:

@@ -19,6 +19,7 @@ import functools
 import os
 import secrets
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -245,8 +246,11 @@ class ContainerSandbox(HostWorkspace):
         name = f"reclaim-{secrets.token_hex(8)}"
         binds, masks = self._mounts()
         parent, mem, cpus, pids = self._limits()
-        run = engines.Run(self.image, name, cmd, WORKSPACE, mounts=binds + mounts, masks=masks,
-                          devices=list(self.config.devices),
+        # a device node goes in as a device; a placeholder file (the fake GPUs) as a read-only bind
+        nodes = [(h, i) for h, i in self.config.devices if _is_node(h)]
+        plain = [(h, i, False) for h, i in self.config.devices if (h, i) not in nodes]
+        run = engines.Run(self.image, name, cmd, WORKSPACE, mounts=binds + mounts + plain, masks=masks,
+                          devices=nodes,
                           tmp=str(self.config.tmp.resolve()) if self.config.tmp else None, user=user, caps=caps,
                           network=self.config.network, memory_bytes=mem, cpus=cpus, pids=pids,
                           nofile=_rlimit("RLIMIT_NOFILE", 65536), nproc=_rlimit("RLIMIT_NPROC", _pid_max()),
@@ -344,6 +348,14 @@ class ContainerSandbox(HostWorkspace):
                         break
                     except OSError:
                         time.sleep(0.02)
+
+
+def _is_node(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return True  # the engine says what is wrong with it
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
 
 
 def _rlimit(which: str, cap: int) -> int:

@@ -184,6 +184,8 @@ def apptainer_argv(exe: str, r: Run) -> list[str]:
     for inside, is_dir in r.masks:
         # no tmpfs at an arbitrary path: an empty read-only folder or /dev/null over it
         argv += ["--bind", f"{r.empty_dir if is_dir else '/dev/null'}:{inside}:ro"]
+    if r.devices:  # the GPUs given: --nv brings in the host's driver libraries and nvidia-smi
+        argv += ["--nv"]
     for host, inside in r.devices:
         argv += ["--bind", f"{host}:{inside}"]
     # the environment comes as APPTAINERENV_* in apptainer's own (its --env-file is shell code)
