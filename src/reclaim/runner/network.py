@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -59,16 +60,32 @@ def index_env(env: dict[str, str] | None = None) -> dict[str, str]:
     return out
 
 
+_SCP = re.compile(r"(?:[\w.+-]+@)?([\w.-]+):(?!//)(.+)")
+_REMOTE = re.compile(r"(?:ssh|git|git\+ssh|ssh\+git)://(?:[^@/]+@)?([^/:]+)(?::\d*)?/(.+)")
+
+
+def web_url(url: str) -> str | None:
+    """``url`` as the https address its host serves it at (ssh://, git:// and scp-form
+    ``git@host:org/repo.git`` alike), so the egress rules of its host cover it; None for a local one."""
+    if url.startswith(("http://", "https://")):
+        return url
+    if m := _REMOTE.fullmatch(url):
+        return f"https://{m[1]}/{m[2].lstrip('/')}"
+    if "://" not in url and not url.startswith(("/", ".", "~")) and (m := _SCP.fullmatch(url)):
+        return f"https://{m[1]}/{m[2].lstrip('/')}"
+    return None
+
+
 def material_urls(ref: MaterialRef) -> list[str]:
     """The network addresses a material is known by: its source and the mirrors the task lists."""
     urls = []
-    if ref.git is not None and ref.git.url.startswith(("http://", "https://")):
-        urls.append(ref.git.url)
+    if ref.git is not None and (url := web_url(ref.git.url)) is not None:
+        urls.append(url)
     if ref.http is not None:
         urls.append(ref.http.url)
     if ref.hub is not None:
         urls.append(f"https://huggingface.co/{'datasets/' if ref.hub.kind == 'dataset' else ''}{ref.hub.repo}")
-    return urls + list(ref.mirrors)
+    return urls + [web_url(m) or m for m in ref.mirrors]
 
 
 def trial_policy(spec: TaskSpec, package_hosts: list[str], gateway: bool,
