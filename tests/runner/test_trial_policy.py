@@ -23,6 +23,10 @@ def _spec(tmp_path, level: str, code_url: str = "https://github.com/org/secret.g
     return load_task(write_task(tmp_path / "suite", raw))
 
 
+def _allowed(policy, url: str) -> bool:
+    return policy.decide("GET", url).allowed
+
+
 def _forbidden(policy, url: str) -> str | None:
     return policy.decide("GET", url).forbidden
 
@@ -44,3 +48,34 @@ def test_withheld_code_pinned_by_an_ssh_url_is_denied(tmp_path, url):
 def test_local_git_urls_name_no_host():
     assert web_url("/srv/git/secret.git") is None and web_url("file:///srv/git/secret.git") is None
     assert web_url("./repos/secret") is None
+
+
+def test_retrain_denies_the_weights_and_allows_the_code_and_data(tmp_path):
+    spec = _spec(tmp_path, "retrain")
+    policy = trial_policy(spec, [], False)
+    for url in ("https://huggingface.co/org/secret-model/resolve/main/model.safetensors",
+                f"https://huggingface.co/org/secret-model/resolve/{SHA}/config.json",
+                "https://huggingface.co/api/models/org/secret-model", "https://huggingface.co/org/secret-model"):
+        assert _forbidden(policy, url) == "weights", (url, policy.decide("GET", url))
+    assert _allowed(policy, "https://github.com/org/secret.git/info/refs?service=git-upload-pack")
+    assert _allowed(policy, DATA_URL)
+
+
+def test_reimplement_denies_the_code_and_its_mirrors(tmp_path):
+    policy = trial_policy(_spec(tmp_path, "reimplement"), [], False)
+    for url in ("https://github.com/org/secret.git/info/refs?service=git-upload-pack",
+                "https://gitlab.com/fork/secret/-/archive/main/secret-main.tar.gz",
+                "https://bitbucket.org/other/secret-mirror/get/main.zip"):
+        assert _forbidden(policy, url) == "code", (url, policy.decide("GET", url))
+    assert _forbidden(policy, "https://huggingface.co/org/secret-model/resolve/main/w.bin") == "weights"
+    assert _allowed(policy, DATA_URL)  # reimplement still gets the data
+
+
+def test_the_reexecution_without_materials_may_not_download_the_released_data(tmp_path):
+    spec = _spec(tmp_path, "retrain")
+    without = trial_policy(spec, [], False, without_materials=True)
+    decision = without.decide("GET", DATA_URL)
+    assert not decision.allowed and decision.forbidden and decision.forbidden.startswith("data"), decision
+    assert _allowed(trial_policy(spec, [], False, without_materials=False), DATA_URL)
+    # the code stays released in both
+    assert _allowed(without, "https://github.com/org/secret.git/info/refs?service=git-upload-pack")
