@@ -14,9 +14,12 @@ from reclaim.budget.gpus import Allocator, GpuError, discover
 from reclaim.gateway import Gateway, Upstreams
 from reclaim.gateway.egress import EgressProxy
 from reclaim.gateway.pkgcache import PackageCache
+from reclaim.gateway.pkgcache import default_root as packages_root
 from reclaim.gateway.policy import package_hosts
 from reclaim.judge import JudgeConfig, make_judge
 from reclaim.materials import MaterialCache, MaterialsError, prefetch
+from reclaim.materials.cache import default_root as materials_root
+from reclaim.materials.environment import envs_root
 from reclaim.runner.attempts import clear, needs_run
 from reclaim.runner.network import index_env
 from reclaim.runner.resources import time_limit
@@ -182,12 +185,12 @@ def execute(rd: RunDir, progress: Progress | None = None, executor: str | None =
 def make_settings(rd: RunDir, spec: RunSpec, suite: Suite, pending: list) -> TrialSettings:
     """What the trials of this run share on this machine: judge, GPUs, and a gateway if needed."""
     backend = discover(spec.gpus, fake_root=rd.path / "fake-gpus")
+    cache = MaterialCache(Path(spec.materials_cache) if spec.materials_cache else None, offline=spec.offline)
     settings = TrialSettings(run_id=spec.run_id, run_dir=rd, sandbox=spec.sandbox,
-                             judge=make_judge(run_judge(spec)), hidden=hidden_paths(suite, rd),
+                             judge=make_judge(run_judge(spec)), hidden=hidden_paths(suite, rd, cache.root),
                              budget_scale=spec.budget_scale, model=spec.model, gpu_backend=backend,
                              allocator=Allocator(backend.devices()) if backend else None,
-                             cache=MaterialCache(Path(spec.materials_cache) if spec.materials_cache else None,
-                                                 offline=spec.offline), image=spec.image)
+                             cache=cache, image=spec.image)
     if pending and spec.sandbox != "process":  # the only way out of a sandbox; every request on the record
         settings.egress = EgressProxy(package_cache=PackageCache()).start()
         settings.package_hosts, settings.index_env = package_hosts(), index_env()
@@ -200,10 +203,14 @@ def run_judge(spec: RunSpec) -> JudgeConfig:
     return JudgeConfig.model_validate(spec.judge_config or {"name": spec.judge})
 
 
-def hidden_paths(suite: Suite, rd: RunDir) -> list[Path]:
-    """What must stay invisible in a sandbox even where it lies inside a bound folder."""
+def hidden_paths(suite: Suite, rd: RunDir, materials_cache: Path | None = None) -> list[Path]:
+    """What must stay invisible in a sandbox even where it lies inside a bound folder: the
+    caches too (materials, withheld ones included; prepared environments; packages), wherever
+    they are put: under $HOME they are hidden with it, but a shared path may lie anywhere.
+    A trial's own materials and environment come in by binds of their own folders."""
     package = Path(__file__).resolve().parents[1]
-    return [suite.dir.resolve(), rd.path.resolve().parent, package, Path.home(), Path("/home")]
+    caches = [materials_cache or materials_root(), envs_root(), packages_root()]
+    return [suite.dir.resolve(), rd.path.resolve().parent, package, Path.home(), Path("/home"), *caches]
 
 
 def _index(rd: RunDir, fn) -> None:
