@@ -16,6 +16,21 @@ CASES = {
     "negative budget": ({"budget.gpu_hours": -1}, "budget.gpu_hours", ">= 0"),
     "non-finite target": ({"target.value": float("inf")}, "target.value", "finite number"),
     "bad level name": ({"level": "rerun"}, "level", "run"),
+    "python not a version": ({"environment.python": "python3.12"}, "environment.python", "e.g. '3.12'"),
+    "python unquoted": ({"environment.python": 3.12}, "environment.python", "quote it"),
+    "system not a list": ({"environment.system": "build-essential"}, "environment.system", "give a list"),
+    "host_python not a bool": ({"environment.host_python": "sometimes"}, "environment.host_python", "true or false"),
+    "requirements absent": ({"environment.requirements": "reqs.txt"}, "environment.requirements", "reqs.txt"),
+    "short commit": ({"materials.code": {"git": {"url": "https://example.org/r.git", "commit": "abc1234"}}},
+                     "materials.code.git.commit", "full 40-character lowercase commit sha"),
+    "upper-case commit": ({"materials.code": {"git": {"url": "https://example.org/r.git", "commit": "A" * 40}}},
+                          "materials.code.git.commit", "git rev-parse HEAD"),
+    "hub branch": ({"materials.data": {"hub": {"repo": "org/ds", "revision": "main", "kind": "dataset"}}},
+                   "materials.data.hub.revision", "not a short sha, a tag or a branch"),
+    "short sha256": ({"materials.data": {"http": {"url": "https://example.org/d.tgz", "sha256": "ab" * 20}}},
+                     "materials.data.http.sha256", "64-character lowercase sha256 (sha256sum FILE)"),
+    "pdf md5": ({"paper.pdf": "https://example.org/p.pdf", "paper.pdf_sha256": "md5:12ab"}, "paper.pdf_sha256",
+                "64-character lowercase sha256"),
 }
 
 
@@ -32,6 +47,20 @@ def test_bad_spec_names_file_field_and_fix(tmp_path, case):
     assert p.field == field
     assert fix in p.fix
     assert str(p.file) in str(p) and field in str(p)
+
+
+def test_a_requirements_file_inside_withheld_code_is_refused(tmp_path):
+    """At reimplement the code is withheld: its requirements file would tell the agent what it uses."""
+    spec = task_yaml("req-withheld", "reimplement", **{"materials.code": {"path": "code"},
+                                                         "environment.requirements": "code/requirements.txt"})
+    suite = write_suite(tmp_path / "s", [spec])
+    (suite / "req-withheld" / "code" / "requirements.txt").write_text("numpy\n")
+    with pytest.raises(SpecError) as info:
+        load_suite(suite)
+    (p,) = info.value.problems
+    assert p.file == suite / "req-withheld" / "task.yaml" and p.field == "environment.requirements"
+    assert "lies in materials.code, which level 'reimplement' withholds" in p.message
+    assert "copy the requirements file beside task.yaml" in p.fix and str(p.file) in str(p)
 
 
 def test_level_that_contradicts_materials(tmp_path):

@@ -54,12 +54,20 @@ def _fix_for(err: dict[str, Any], model: type[BaseModel], loc: tuple) -> str:
     if kind == "enum":
         return f"use one of: {err['ctx'].get('expected', '')}"
     if kind == "string_pattern_mismatch":
-        return f"match the pattern {err['ctx'].get('pattern')}"
+        pattern = err["ctx"].get("pattern")
+        return _PATTERN_FIXES.get(pattern, f"match the pattern {pattern}")
     for prefix, wanted in _TYPE_WORDS.items():
         if kind.startswith(prefix):
             return f"give {wanted}"
     return "see the field's description in reclaim.spec.models"
 
+
+_PATTERN_FIXES = {
+    r"^[0-9a-f]{40}$": "give the full 40-character lowercase commit sha (git rev-parse HEAD), "
+                       "not a short sha, a tag or a branch",
+    r"^[0-9a-f]{64}$": "give the file's full 64-character lowercase sha256 (sha256sum FILE)",
+    r"^3\.[0-9]+$": "give a quoted major.minor version, e.g. '3.12'",
+}
 
 _TYPE_WORDS = {
     "float": "a number", "int": "a whole number", "string": "text (quote it)", "bool": "true or false",
@@ -92,14 +100,31 @@ def _model_of(annotation: Any) -> Any:
 
 def problems_from_validation(path: Path, exc: ValidationError, model: type[BaseModel]) -> list[Problem]:
     out = []
-    for err in exc.errors():
-        loc = tuple(p for p in err["loc"] if p not in ("function-after",))
+    errors = exc.errors()
+    for err in errors:
+        if _losing_branch(err, errors):
+            continue
+        loc = tuple(p for p in err["loc"] if not _is_branch(p))
         field_name = ".".join(str(p) for p in loc)
         message = err["msg"]
         if "input" in err and err["type"] != "missing" and not isinstance(err["input"], dict):
             message += f" (got {err['input']!r})"
         out.append(Problem(path, field_name, message, _fix_for(err, model, loc)))
     return out
+
+
+def _is_branch(part: Any) -> bool:
+    """pydantic's names for a validator or a union member ('function-after[...]', "literal['generated']")."""
+    return isinstance(part, str) and (part.startswith(("function-", "literal[")) or part == "function-after")
+
+
+def _losing_branch(err: dict[str, Any], errors: list[dict[str, Any]]) -> bool:
+    """A union's literal member ('generated') failing beside a mapping member that failed deeper:
+    the mapping was meant, and its own error says what is wrong."""
+    loc = err["loc"]
+    if not (loc and isinstance(loc[-1], str) and loc[-1].startswith("literal[")):
+        return False
+    return any(e is not err and e["loc"][:len(loc) - 1] == loc[:-1] and len(e["loc"]) > len(loc) for e in errors)
 
 
 def read_yaml(path: Path) -> dict[str, Any]:
