@@ -152,3 +152,31 @@ pip --version
     lines = out.splitlines()
     assert lines[:2] == [f"Python {given['python_version']}"] * 2, out
     assert f"(python {version})" in out, out  # pip runs with it too
+
+
+def test_a_requirements_file_gives_the_reference_its_package(tmp_path, probe_index, sandbox_name):
+    suite = _suite(tmp_path, {"requirements": "requirements.txt"})
+    (suite / "probe-env" / "requirements.txt").write_text(f"{PROBE}==1.0\n")
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
+    assert rec.outcome.value == "reproduced", rec.error
+    given = json.loads((rd.trial_dir(rec.trial_id) / "records" / "environment.json").read_text())
+    assert f"{PROBE}==1.0" in given["packages"] and given["declared"] == {"requirements": "requirements.txt"}
+
+
+def test_a_system_package_the_host_lacks_is_a_clear_error(tmp_path, sandbox_name):
+    suite = _suite(tmp_path, {"system": ["bash", "reclaim-no-such-package"]})
+    _, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
+    assert rec.outcome.value == "error" and "task.yaml" in rec.error, rec.error
+    assert "environment.system: reclaim-no-such-package not installed" in rec.error and "bash" not in rec.error
+    assert "--sandbox container" in rec.error
+
+
+def test_host_python_gives_reclaims_own_packages_and_says_so(tmp_path, sandbox_name):
+    agent = write_agent(tmp_path / "host.sh", "python3 -c 'import pydantic; print(\"PYDANTIC\", pydantic.VERSION)'\n")
+    suite = _suite(tmp_path, {"host_python": True})
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name)
+    tdir = rd.trial_dir(rec.trial_id)
+    out = "".join(p.read_text() for p in sorted((tdir / "logs").glob("agent-*.std*")))
+    import pydantic
+    assert f"PYDANTIC {pydantic.VERSION}" in out, out
+    assert json.loads((tdir / "records" / "environment.json").read_text())["host_python"] is True
