@@ -138,7 +138,11 @@ class HostWorkspace:
         except untrusted.Untrusted as e:
             raise SandboxError(str(e)) from None
 
+    stopped: bool = False
+    """stop() was called: a command that ends now without a status was stopped, not failed to start."""
+
     def stop(self) -> None:
+        self.stopped = True
         for proc in list(self._procs):
             kill_tree(proc)
         self._procs.clear()

@@ -90,6 +90,7 @@ class BwrapSandbox(HostWorkspace):
         self.identity = identity.current()
 
     def start(self) -> None:
+        self.stopped = False
         reason = available()
         if reason:
             raise SandboxError(reason)
@@ -198,7 +199,7 @@ class BwrapSandbox(HostWorkspace):
             os.close(status_w)
             with os.fdopen(status_r, "rb") as fh:
                 status = fh.read()
-        if b"exit-code" not in status and not res.timed_out:
+        if b"exit-code" not in status and not res.timed_out and not self.stopped:
             detail = stderr.read_text(errors="replace").strip()[-2000:]
             raise SandboxError(f"bwrap could not set up the sandbox: {detail}")
         res.cmd = asked
