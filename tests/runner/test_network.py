@@ -116,3 +116,29 @@ printf 'python3 -c "import json; json.dump({{\\"mean_value\\": sum(map(float, op
     verdict = json.loads((tdir / "verdict.json").read_text())
     assert rec.outcome.value == "disqualified" and "withheld_material" in verdict["flags"], verdict["rationale"]
     assert "withheld code" in verdict["rationale"]
+
+
+@pytest.fixture(scope="module")
+def image() -> str:
+    from reclaim.sandbox import images
+    if (why := images.available("podman")) is not None:
+        pytest.skip(f"podman cannot run containers here: {why}")
+    root = Path(__file__).resolve().parents[2]
+    res = subprocess.run([str(root / "scripts" / "build-test-image")], check=False, capture_output=True, text=True,
+                         timeout=1800)
+    assert res.returncode == 0, res.stderr
+    return res.stdout.strip()
+
+
+def test_pip_installs_through_the_proxy_inside_a_container(tmp_path, upstream, monkeypatch, image):
+    monkeypatch.setenv("PIP_INDEX_URL", f"{upstream.origin}/simple/")
+    agent = write_agent(tmp_path / "installer.sh",
+                        "pip install --no-cache-dir tinypkg && python3 -c 'import tinypkg; print(\"VALUE\", tinypkg.VALUE)'\n")
+    suite = write_suite(tmp_path / "suite", [task_yaml("net-pip-ct", "retrain")])
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], "container", image=image, max_retries=0)
+    tdir = rd.trial_dir(rec.trial_id)
+    requests = _events(tdir, "network_request")
+    assert rec.error is None, rec.error
+    assert "VALUE 42" in _agent_out(tdir), _agent_out(tdir)
+    assert requests and all(e["allowed"] for e in requests) and any("/files/tinypkg" in e["url"] for e in requests)
+
