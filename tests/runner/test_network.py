@@ -130,15 +130,19 @@ def image() -> str:
     return res.stdout.strip()
 
 
-def test_pip_installs_through_the_proxy_inside_a_container(tmp_path, upstream, monkeypatch, image):
+@pytest.mark.parametrize("policy", ["packages", "none"])
+def test_pip_installs_through_the_proxy_inside_a_container(tmp_path, upstream, monkeypatch, image, policy):
     monkeypatch.setenv("PIP_INDEX_URL", f"{upstream.origin}/simple/")
     agent = write_agent(tmp_path / "installer.sh",
                         "pip install --no-cache-dir tinypkg && python3 -c 'import tinypkg; print(\"VALUE\", tinypkg.VALUE)'\n")
-    suite = write_suite(tmp_path / "suite", [task_yaml("net-pip-ct", "retrain")])
+    suite = write_suite(tmp_path / "suite", [task_yaml("net-pip-ct", "retrain", **{"network.policy": policy})])
     rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], "container", image=image, max_retries=0)
     tdir = rd.trial_dir(rec.trial_id)
     requests = _events(tdir, "network_request")
-    assert rec.error is None, rec.error
-    assert "VALUE 42" in _agent_out(tdir), _agent_out(tdir)
-    assert requests and all(e["allowed"] for e in requests) and any("/files/tinypkg" in e["url"] for e in requests)
-
+    assert rec.error is None and requests, (rec.error, _agent_out(tdir))
+    if policy == "packages":
+        assert "VALUE 42" in _agent_out(tdir), _agent_out(tdir)
+        assert all(e["allowed"] for e in requests) and any("/files/tinypkg" in e["url"] for e in requests)
+    else:
+        assert "VALUE 42" not in _agent_out(tdir) and not any(e["allowed"] for e in requests)
+        assert not any("/files/" in p for p in upstream.paths())
