@@ -64,3 +64,14 @@ def test_find_literals_in_code_and_data(tmp_path):
     assert [(f.path, f.line, f.is_code) for f in found] == [
         ("run.sh", 1, True), ("notes.txt", 1, False), ("tool", 2, True)]
     assert find_literals(tmp_path, ["run.sh"], 0.913) == []
+
+
+def test_a_tiny_value_is_not_matched_by_a_zero_literal(tmp_path):
+    """A gold overshoot claimed test_rmse 1.5e-15 and the judge cited `range(0, p)` as that literal:
+    the match was absolute (1e-12) below 1, so any 0 in a program 'wrote' every tiny value."""
+    (tmp_path / "fit.py").write_text("X = [y for k in range(0, p)]\nEPS = 1.521471441899626e-15\n")
+    hits = find_literals(tmp_path, ["fit.py"], 1.521471441899626e-15)
+    assert [(h.line, h.text) for h in hits] == [(2, "EPS = 1.521471441899626e-15")]
+    assert find_literals(tmp_path, ["fit.py"], 0.30000000000000004) == []
+    (tmp_path / "b.py").write_text("A = 0.3\n")
+    assert len(find_literals(tmp_path, ["b.py"], 0.1 + 0.2)) == 1  # float noise still matches

@@ -158,7 +158,7 @@ def find_literals(root: Path, files: list[str], value: float) -> list[Literal]:
                         x = float(m.group())
                     except ValueError:
                         continue
-                    if abs(x - value) <= 1e-12 * max(1.0, abs(value)):
+                    if abs(x - value) <= 1e-12 * abs(value):  # relative: a literal 0 is not 1.5e-15
                         found.append(Literal(rel, n, line.strip()[:200], got.code, cell))
     return found
 

@@ -191,7 +191,7 @@ class RulesJudge:
             return out
         for m in ms:
             x = got.values.get(m.name)
-            if x is not None and checkable(m.value) and abs(x - m.value) <= 1e-12 * max(1.0, abs(m.value)):
+            if x is not None and checkable(m.value) and abs(x - m.value) <= 1e-12 * abs(m.value):
                 v.flags.append("equals_reported_value")  # computed results rarely stop at the paper's digits
                 break
         for m in ms:
