@@ -48,6 +48,8 @@ class Tree:
     archive: frozenset[str] | None = None
     """The hashes of the files of the very package file it came from, when that is at hand."""
     info: str = ""
+    released: bool = False
+    """Installed from a wheel the task released (one of its materials), not from an index."""
 
 
 def canon(name: str) -> str:
@@ -140,7 +142,8 @@ def _local(raw: bytes) -> str | None:
 
 
 def read_dist(root: Path, rel: str, m: re.Match, got: dict, caches: set[str],
-          package_file: Callable[[str], Path | None] | None) -> Tree:
+          package_file: Callable[[str], Path | None] | None,
+          released_file: Callable[[str], Path | None] | None = None) -> Tree:
     site, name, version = m.group(1) or "", m.group(2), m.group(3)
     info, raw = posixpath.dirname(rel), small(root, rel, MAX_META)
     pre = _PREFIX.match(site)
@@ -150,17 +153,34 @@ def read_dist(root: Path, rel: str, m: re.Match, got: dict, caches: set[str],
         w = posixpath.normpath(posixpath.join(site, path))
         if (w.startswith(f"{site}/") if site else w.split("/", 1)[0] != "..") or any(w.startswith(d) for d in data):
             files[w] = h
-    key, why = (canon(name), version.lower()), None
+    key, why, held, released = (canon(name), version.lower()), None, None, None
     if not rows:
         why = "its RECORD is unreadable"
     elif not (small(root, f"{info}/INSTALLER") or b"").strip() and not any(under(info, c) for c in caches):
         why = "its dist-info has no INSTALLER: no installer put it there"
     elif (direct := small(root, f"{info}/direct_url.json")) is not None:
         why = _local(direct)
-    held = bundled_wheels().get(key) or _held(got, key, package_file)
+        if why is not None and (released := _released(direct, key, released_file)) is not None:
+            why, held = None, released  # a wheel the task released, installed as the authors do
+    held = held or bundled_wheels().get(key) or _held(got, key, package_file)
     if why is None and key not in got and held is None:
         why = f"{name} {version} was not fetched through the egress proxy in this trial"
-    return Tree(site, f"{name} {version}", files, why, archive_hashes(held) if held else None, info)
+    return Tree(site, f"{name} {version}", files, why, archive_hashes(held) if held else None, info,
+                released=held is not None and held == released)
+
+
+def _released(direct: bytes, key: tuple[str, str], released_file: Callable[[str], Path | None] | None) -> Path | None:
+    """The harness's own copy of the released wheel a local direct_url.json names, when it is one
+    of the task's materials (by its recorded sha256) and a wheel of this very distribution. Its
+    RECORD is then checked against the installed files like a fetched package's."""
+    try:
+        url = json.loads(direct).get("url")
+    except (ValueError, AttributeError):
+        return None
+    if released_file is None or not isinstance(url, str) or not url.startswith("file:"):
+        return None
+    path = released_file(unquote(urlsplit(url).path))
+    return path if path is not None and path.name.endswith(".whl") and dist_of(path.name) == key else None
 
 
 def _held(got: dict, key: tuple[str, str], package_file: Callable[[str], Path | None] | None) -> Path | None:

@@ -59,6 +59,9 @@ from reclaim.sandbox import untrusted
 from reclaim.store.models import ScanScope
 
 INSTALLED, CACHE = "installed package", "package cache"
+RELEASED = "released package"
+"""Files of a wheel the task released, installed as they are in it: the authors' code, like the
+materials, whatever names them."""
 KEPT_SHOWN, EXAMPLES = 20, 5
 NAMED = "named by a scanned program, run by the re-execution or pointed at by a .pth"
 ENTRY = "a program entry point (bin/, *.pth, sitecustomize): run, not imported"
@@ -165,14 +168,17 @@ def _installed(p: str, h: str | None, owners: list[Tree]) -> tuple[Tree | None, 
 
 
 def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *, entry: str = "reproduce.sh",
-                  package_file: Callable[[str], Path | None] | None = None) -> Scope:
+                  package_file: Callable[[str], Path | None] | None = None,
+                  released_file: Callable[[str], Path | None] | None = None) -> Scope:
     """Split ``candidates`` (files under ``root`` the harness did not provide) into the agent's
     own sources and excluded files, with a reason for each group. ``trace`` is the trial's trace
     (network requests, the re-execution's exec record); ``package_file`` maps a fetched URL to the
-    proxy's copy of what it fetched, when it has one; ``entry`` (the script re-executed) is never left out."""
+    proxy's copy of what it fetched, when it has one; ``released_file`` maps a path inside the
+    sandbox to the harness's copy of the released material there, when it is one; ``entry`` (the script re-executed) is never left out."""
     cand, trace = set(candidates), list(trace)
     got, caches = fetched(trace), cache_roots(root, cand)
-    trees = [read_dist(root, p, m, got, caches, package_file) for p in sorted(cand) if (m := DIST_INFO.match(p))]
+    trees = [read_dist(root, p, m, got, caches, package_file, released_file)
+             for p in sorted(cand) if (m := DIST_INFO.match(p))]
     nodes = {f"{m.group(1)}/{m.group(2)}": read_node(root, m, got, package_file) for p in sorted(cand)
              if (m := NODE_PKG.match(p))}
     by_file: dict[str, list[Tree]] = {}
@@ -186,7 +192,7 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
         if owners := by_file.get(p):
             t, why = _installed(p, file_hash(root, p), owners)
             if t is not None:
-                excluded[p] = (INSTALLED, t.site)
+                excluded[p] = (RELEASED if t.released and t.archive is not None else INSTALLED, t.site)
         elif m := _IN_NODE.match(p):
             t = nodes.get(f"{m.group(1)}/{m.group(2)}")
             why = "in node_modules without a package.json naming its package" if t is None else t.why_not or (
@@ -238,14 +244,14 @@ def _named(root: Path, cand: set[str], trace: list, entry: str, excluded: dict, 
         for line in (small(root, p) or b"").decode("utf-8", "replace").splitlines():
             if (line := line.strip()) and not line.startswith(("#", "import ", "import\t")):
                 words |= tokens(posixpath.normpath(posixpath.join(posixpath.dirname(p), line))) | tokens(line)
-    keys = {p: _keys(p, site) for p, (_, site) in excluded.items()}
+    keys = {p: _keys(p, site) for p, (why, site) in excluded.items() if why != RELEASED}
     todo = [p for p in cand if p not in excluded and not _PYC.match(p)]
     while todo:
         for p in todo:
             if (txt := read_text(root, p)) is not None and txt.code:
                 for _, text in txt.parts:
                     words |= tokens(text)
-        todo = [p for p in excluded if keys[p] & words]
+        todo = [p for p in keys if p in excluded and keys[p] & words]
         for p in todo:
             del excluded[p]
             kept[p] = NAMED

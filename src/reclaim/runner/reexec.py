@@ -9,6 +9,7 @@ is also checked against a run with the released data and weights withheld.
 
 from __future__ import annotations
 
+import posixpath
 import shutil
 import time
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from reclaim.runner.recorder import Cancellation, Recorder, snapshot
 from reclaim.runner.scramble import scramble, scrambled_view
 from reclaim.sandbox import Bind, SandboxConfig, identity, make_sandbox, untrusted
 from reclaim.spec import ReexecMode, TaskSpec
+from reclaim.store import sha256_file
 from reclaim.store.files import HASH_LIMIT, RESULTS
 from reclaim.store.models import ReexecRecord
 from reclaim.trace import TraceWriter, read_trace
@@ -111,7 +113,8 @@ class Reexec:
                       and self.provided.get(p) != _digest(ws, p)]
         # decided on the workspace as the agent left it: what the re-run read, where it left a file
         # as it was, and the agent's own version of each program the re-run rewrote
-        scope = agent_sources(ws, [*candidates, *rewritten], self._trace(), entry=script, package_file=_proxy_copy)
+        scope = agent_sources(ws, [*candidates, *rewritten], self._trace(), entry=script, package_file=_proxy_copy,
+                              released_file=self._released)
         sources = [p for p in scope.sources if p not in set(rewritten)]
         return ReexecRecord(ran=True, reason="timed out" if timed_out else f"exit {exit_code}",
                             exit_code=exit_code, timed_out=timed_out, event_id=rec.last_event,
@@ -119,6 +122,21 @@ class Reexec:
                             outputs=outputs, skipped=copied.skipped or [], scrambled_files=changed,
                             scope=scope.record(rewritten),
                             mode="full" if script == SCRIPT else "evaluate", script=script)
+
+    def _released(self, inside: str) -> Path | None:
+        """The harness's copy of the material file at ``inside`` (a path in the sandbox), when its
+        sha256 is the one recorded for it: a released wheel the agent installed from."""
+        for m in self.mounts:
+            top = m.inside.rstrip("/")
+            if not inside.startswith(top + "/"):
+                continue
+            rest = posixpath.normpath(inside[len(top) + 1:])
+            rel = f"{posixpath.basename(top)}/{rest}"
+            host = Path(m.host) / rest
+            if rest.startswith("..") or rel not in self.provided or host.is_symlink() or not host.is_file():
+                return None
+            return host if sha256_file(host) == self.provided[rel] else None
+        return None
 
     def _trace(self) -> list:
         """The trial's trace so far (the proxy's downloads, the re-run's exec record)."""
