@@ -2,275 +2,31 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.panel import Panel
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from reclaim import __version__
-from reclaim.agents import AGENTS, listing
-from reclaim.cli.judging import (
-    JudgeBaseUrl,
-    JudgeCache,
-    JudgeModel,
-    JudgeName,
-    JudgePrices,
-    JudgeSamples,
-    JudgeTokens,
-    judge,
-    judge_config,
-    judge_eval,
-)
+from reclaim.cli.agents import agents_app
+from reclaim.cli.common import console
+from reclaim.cli.judging import judge, judge_eval
 from reclaim.cli.materials import materials_app
+from reclaim.cli.reports import report
+from reclaim.cli.run import run
+from reclaim.cli.runs import index_app, runs
 from reclaim.cli.tasks import tasks_app
-from reclaim.gateway import Upstreams
-from reclaim.report import FORMATS, build_report, read_metrics, render
-from reclaim.runner.run import DEFAULT_AGENTS, RunError, RunOptions, execute, plan_run
-from reclaim.runner.run import Progress as RunProgress
-from reclaim.runner.slurm_options import SlurmOptions
-from reclaim.sandbox import BACKENDS, PROCESS_WARNING, check_backend, default_backend
-from reclaim.spec import Level, SpecError
-from reclaim.store import MAX_RETRIES, Index, Outcome, RunDir, Status, TrialRecord
-from reclaim.suites import resolve_suite
 
 app = typer.Typer(help="reclaim: can AI agents reproduce published research results?",
                   no_args_is_help=False, add_completion=False, pretty_exceptions_enable=False)
+app.command()(run)
+app.command()(report)
+app.command()(runs)
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(materials_app, name="materials")
-index_app = typer.Typer(help="The SQLite index over run directories.")
+app.add_typer(agents_app, name="agents")
 app.add_typer(index_app, name="index")
 app.command("judge")(judge)
 app.command("judge-eval")(judge_eval)
-console = Console()
-err = Console(stderr=True)
-
-OUTCOME_STYLE = {"reproduced": "green", "not_reproduced": "yellow", "budget_exhausted": "magenta",
-                 "disqualified": "red", "error": "bold red"}
-
-
-def fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
-
-
-def pick_sandbox(name: str) -> str:
-    if name == "auto":
-        name = default_backend()
-    elif (why := check_backend(name)) is not None:
-        fail(f"sandbox '{name}' cannot run here: {why}")
-    if name == "process":
-        err.print(Panel(PROCESS_WARNING, title="WARNING: no sandbox", style="bold red"))
-    return name
-
-
-def upstreams(openai_url: str | None, anthropic_url: str | None, prices: Path | None) -> Upstreams:
-    given = {k: v for k, v in (("openai_base_url", openai_url), ("anthropic_base_url", anthropic_url)) if v}
-    return Upstreams(**given, prices_file=str(prices) if prices else None)
-
-
-def _progress_display(prog: Progress) -> RunProgress:
-    bar = prog.add_task("trials", total=None)
-
-    def planned(total: int, done: int) -> None:
-        prog.update(bar, total=total, completed=done)
-
-    def finished(rec: TrialRecord) -> None:
-        outcome = rec.outcome.value if rec.outcome else rec.status.value
-        style = OUTCOME_STYLE.get(outcome, "")
-        prog.console.print(f"  {rec.trial_id:<48} [{style}]{outcome}[/]"
-                           + (f"  measured {rec.measured:.4g}" if rec.measured is not None else "")
-                           + (f"  [red]{rec.error}[/]" if rec.error else ""), highlight=False)
-        prog.advance(bar)
-
-    def retrying(rec: TrialRecord) -> None:
-        prog.console.print(f"  {rec.trial_id:<48} [{OUTCOME_STYLE['error']}]error[/], running it again"
-                           + (f"  [red]{rec.error}[/]" if rec.error else ""), highlight=False)
-
-    return RunProgress(planned=planned, finished=finished, retrying=retrying)
-
-
-def ui_for(fmt: str) -> Console:
-    """Where progress goes: stdout beside a table, stderr when stdout carries a machine format."""
-    return console if fmt == "table" else err
-
-
-def run_with_display(rd: RunDir, fmt: str, executor: str | None = None) -> None:
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=ui_for(fmt), transient=False) as prog:
-        try:
-            records = execute(rd, _progress_display(prog), executor)
-        except (RunError, SpecError, FileNotFoundError) as e:
-            fail(str(e))
-        except KeyboardInterrupt:
-            err.print(f"\ninterrupted; finished trials are kept. Continue with: "
-                      f"reclaim run --resume {rd.path}")
-            raise typer.Exit(130) from None
-    ui_for(fmt).print(f"run directory: [bold]{rd.path}[/]")
-    show_report(rd, fmt, records)
-
-
-def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None,
-                judge_label: str | None = None) -> None:
-    records = records if records is not None else rd.records()
-    outcomes = None
-    if judge_label is not None and judge_label != rd.spec().judge:
-        outcomes = {r.trial_id: Outcome(o) for r in records
-                    if r.status in (Status.completed, Status.budget_exhausted)
-                    and (o := rd.verdict_outcome(r.trial_id, judge_label)) is not None}
-        if not outcomes:
-            fail(f"no verdicts of judge '{judge_label}' in {rd.path}; run: reclaim judge {rd.path} --judge ...")
-    report = build_report(rd.spec(), records, judge=judge_label, outcomes=outcomes, retried=rd.retried(),
-                          metrics=read_metrics(rd, records, judge_label, outcomes))
-    text = render(report, fmt, console)
-    if text is not None:
-        sys.stdout.write(text)
-
-
-@app.command()
-def run(
-    suite: Annotated[Optional[str], typer.Option(help="Suite folder, or the name of a bundled suite.")] = None,
-    agent: Annotated[Optional[list[str]], typer.Option(
-        help=f"Agent to evaluate, repeatable: {', '.join(AGENTS)}; 'command:PROGRAM ARGS' runs your own.")] = None,
-    level: Annotated[Optional[list[Level]], typer.Option(help="Only tasks posed at this level; repeatable.")] = None,
-    task: Annotated[Optional[list[str]], typer.Option(help="Only this task id; repeatable.")] = None,
-    seeds: Annotated[int, typer.Option(help="Trials per (task, agent).")] = 1,
-    jobs: Annotated[int, typer.Option(help="Trials run at once.")] = 2,
-    sandbox: Annotated[str, typer.Option(help=f"auto, {', '.join(BACKENDS)}.")] = "auto",
-    judge: JudgeName = "rules", judge_model: JudgeModel = None, judge_base_url: JudgeBaseUrl = None,
-    judge_samples: JudgeSamples = 3, judge_max_tokens: JudgeTokens = 30_000,
-    judge_prices: JudgePrices = None, judge_cache: JudgeCache = None,
-    model: Annotated[Optional[str], typer.Option(help="Model for agents that call one (llm), through the gateway.")] = None,
-    openai_base_url: Annotated[Optional[str], typer.Option(
-        help="Upstream for OpenAI-protocol calls (default $OPENAI_BASE_URL or api.openai.com); key $OPENAI_API_KEY.")] = None,
-    anthropic_base_url: Annotated[Optional[str], typer.Option(
-        help="Upstream for Anthropic calls (default api.anthropic.com); key $ANTHROPIC_API_KEY.")] = None,
-    prices: Annotated[Optional[Path], typer.Option(help="YAML: model -> {input, output} USD per 1M tokens.")] = None,
-    gpus: Annotated[Optional[str], typer.Option(
-        help="GPUs: auto (NVML if present), none, nvml, indices like 0,1, or fake:N for dry runs.")] = None,
-    budget_scale: Annotated[float, typer.Option(help="Scale every budget, e.g. 0.1 for a cheap trial run.")] = 1.0,
-    executor: Annotated[Optional[str], typer.Option(
-        help="Where trials run: local (default) or slurm (one job per trial; with --resume, switches).")] = None,
-    slurm_partition: Annotated[Optional[str], typer.Option(help="Slurm partition.")] = None,
-    slurm_account: Annotated[Optional[str], typer.Option(help="Slurm account.")] = None,
-    max_retries: Annotated[int, typer.Option(
-        help="Runs again of a trial that ended in a harness error; kept for --resume.")] = MAX_RETRIES,
-    image: Annotated[Optional[str], typer.Option(
-        help="Container image for --sandbox container, for tasks that name none in environment.image.")] = None,
-    offline: Annotated[bool, typer.Option(
-        help="Materials only from the cache (reclaim materials fetch SUITE first); nothing is downloaded.")] = False,
-    materials_cache: Annotated[Optional[Path], typer.Option(
-        help="The materials cache (default $RECLAIM_MATERIALS_CACHE or ~/.cache/reclaim/materials).")] = None,
-    run_dir: Annotated[Optional[Path], typer.Option(help="Where to keep this run (default runs/<run_id>).")] = None,
-    runs_root: Annotated[Path, typer.Option(help="Folder of runs and their index.")] = Path("runs"),
-    resume: Annotated[Optional[Path], typer.Option(help="Finish an interrupted run in this folder.")] = None,
-    format: Annotated[str, typer.Option("--format", help=f"Report format: {', '.join(FORMATS)}.")] = "table",
-) -> None:
-    """Run agents on a suite, judge every trial, and print the report. No arguments: the demo."""
-    if resume is not None:
-        rd = RunDir(resume)
-        try:
-            spec = rd.spec()
-        except FileNotFoundError as e:
-            fail(str(e))
-        if spec.sandbox == "process":
-            err.print(Panel(PROCESS_WARNING, title="WARNING: no sandbox", style="bold red"))
-        ui_for(format).print(f"resuming run [bold]{spec.run_id}[/]"
-                             + (f" on executor {executor}" if executor else ""))
-        run_with_display(rd, format, executor)
-        return
-    try:
-        opts = RunOptions(suite=resolve_suite(suite), agents=agent or list(DEFAULT_AGENTS),
-                          seeds=seeds, levels=level or [], tasks=task or [], jobs=jobs,
-                          sandbox=pick_sandbox(sandbox), runs_root=runs_root,
-                          judge=judge_config(judge, judge_model, judge_base_url, judge_samples,
-                                             judge_max_tokens, judge_prices, judge_cache),
-                          run_dir=run_dir, model=model, gpus=gpus, budget_scale=budget_scale,
-                          executor=executor or "local", max_retries=max_retries, image=image,
-                          offline=offline, materials_cache=materials_cache,
-                          slurm=SlurmOptions(partition=slurm_partition, account=slurm_account), upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
-        rd = plan_run(opts)
-    except (RunError, SpecError, FileNotFoundError, ValueError) as e:
-        fail(str(e))
-    spec = rd.spec()
-    ui_for(format).print(f"run [bold]{spec.run_id}[/]: suite {spec.suite_name} {spec.suite_version}, "
-                  f"{len(spec.tasks)} tasks × {len(spec.agents)} agents × {len(spec.seeds)} seeds, "
-                  f"sandbox {spec.sandbox}, judge {spec.judge}, {spec.jobs} at once")
-    run_with_display(rd, format)
-
-
-@app.command()
-def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
-    format: Annotated[str, typer.Option("--format", help=f"{', '.join(FORMATS)}.")] = "table",
-    judge: Annotated[Optional[str], typer.Option(
-        "--judge", help="Show another judge's verdicts (a label such as rules or llm-gpt-4.1).")] = None,
-) -> None:
-    """Show the report of a run (finished or not) from its trial directories."""
-    if format not in FORMATS:
-        fail(f"unknown format '{format}'; choose one of {', '.join(FORMATS)}")
-    try:
-        show_report(RunDir(run_dir), format, judge_label=judge)
-    except FileNotFoundError as e:
-        fail(str(e))
-
-
-agents_app = typer.Typer(help="The agents reclaim can run, and installing third-party ones.",
-                         invoke_without_command=True)
-app.add_typer(agents_app, name="agents")
-
-
-@agents_app.callback()
-def agents(ctx: typer.Context) -> None:
-    """List every agent: whether it is available here and, if not, the command that installs it."""
-    if ctx.invoked_subcommand is not None:
-        return
-    for name, ok, detail in listing():
-        mark = "[green]available[/]  " if ok else "[yellow]unavailable[/]"
-        console.print(f"[bold]{name:<15}[/] {mark} {detail}", highlight=False, soft_wrap=True)
-
-
-@agents_app.command("install")
-def agents_install(name: Annotated[str, typer.Argument(help="A third-party agent, e.g. mini-swe-agent.")]) -> None:
-    """Install a third-party agent where reclaim finds it ($RECLAIM_AGENTS_HOME for Python ones)."""
-    import subprocess
-
-    from reclaim.agents.external import TOOLS, install
-
-    if name not in TOOLS:
-        fail(f"no third-party agent '{name}'; choose one of {', '.join(TOOLS)}")
-    for cmd in install(TOOLS[name]):
-        console.print("$ " + " ".join(cmd), highlight=False)
-        if subprocess.run(cmd).returncode != 0:
-            fail(f"installing {name} failed at: {' '.join(cmd)}", 1)
-    console.print(f"[green]installed {name}[/]")
-
-
-@index_app.command("rebuild")
-def index_rebuild(runs_root: Annotated[Path, typer.Argument()] = Path("runs")) -> None:
-    """Rebuild runs/index.sqlite from the run directories (the truth)."""
-    runs, trials = Index(runs_root).rebuild()
-    console.print(f"indexed {runs} runs, {trials} trials into {runs_root / 'index.sqlite'}")
-
-
-@app.command()
-def runs(runs_root: Annotated[Path, typer.Argument()] = Path("runs")) -> None:
-    """List the runs in the index with their counts of reproduced trials."""
-    rows = Index(runs_root).query(
-        "SELECT r.run_id, r.suite, r.agents, COUNT(t.trial_id), "
-        "SUM(t.outcome = 'reproduced') FROM runs r LEFT JOIN trials t USING (run_id) "
-        "GROUP BY r.run_id ORDER BY r.created")
-    for run_id, suite, agent_list, n, k in rows:
-        console.print(f"{run_id}  {suite:<10} {n:>4} trials  {k or 0:>4} reproduced  agents {agent_list}")
 
 
 @app.callback(invoke_without_command=True)
