@@ -20,7 +20,7 @@ from reclaim.cli.validation import (
 )
 from reclaim.runner.run import RunError, RunOptions, execute, plan_run
 from reclaim.sandbox import check_backend, default_backend
-from reclaim.spec import SpecError, load_suite
+from reclaim.spec import Level, SpecError, load_suite
 from reclaim.store import Outcome
 from reclaim.suites import resolve_suite
 
@@ -187,3 +187,38 @@ def _report(rd, records, weak, warned: int) -> bool:
                   f"experiment misses it ({len(weak)} tasks)" + (f"; {warned} warning(s)" if warned else ""),
                   highlight=False)
     return False
+
+
+@tasks_app.command("new")
+def new_task(
+    task_id: Annotated[str, typer.Argument(metavar="ID", help="Task id (lowercase letters, digits, dashes): "
+                                                              "also the name of its folder.")],
+    level: Annotated[Level, typer.Option(help="The level the task is posed at.")],
+    suite: Annotated[Path, typer.Option(help="Suite folder to write the task in (made, with a suite.yaml, "
+                                             "when it has none).")] = Path("."),
+) -> None:
+    """Write a task skeleton to fill in: task.yaml with every required field as a FILL IN and the
+    optional ones as comments, placeholder paper.md and reference/reproduce.sh, and the material
+    folders of the level. `tasks validate` names every placeholder left until it is filled in."""
+    from reclaim.spec.load import load_suite_meta
+    from reclaim.spec.skeleton import SkeletonError, write_skeleton
+
+    try:
+        written = write_skeleton(suite, task_id, level)
+    except SkeletonError as e:
+        err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False)
+        raise typer.Exit(2) from None
+    task_dir = suite / task_id
+    console.print(f"[green]✓[/] wrote {escape(str(task_dir))} (level {level.value}):", highlight=False)
+    for p in written:
+        console.print(f"    {escape(str(p))}", highlight=False)
+    try:
+        listed = load_suite_meta(suite).tasks
+    except SpecError:
+        listed = None
+    if listed is not None and task_id not in listed:
+        console.print(f"[yellow]![/] {escape(str(suite / 'suite.yaml'))} lists its tasks: add {escape(task_id)} "
+                      "to its tasks:, or the suite skips this folder", highlight=False)
+    console.print("next: replace every FILL IN in task.yaml, paper.md and reference/reproduce.sh, put the "
+                  "released materials in their folders (deleting each FILL_IN.md), then run "
+                  f"`reclaim tasks validate {escape(str(suite))}` (fields: docs/task-format.md)", highlight=False)

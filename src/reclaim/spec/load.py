@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from reclaim.spec import placeholders
 from reclaim.spec.models import Level, SuiteMeta, TaskSpec
 
 TASK_FILE = "task.yaml"
@@ -148,10 +149,14 @@ def load_task(task_dir: Path) -> TaskSpec:
     path = task_dir / TASK_FILE
     raw = read_yaml(path)
     problems = file_problems(task_dir, raw)
+    holes = [Problem(path, *f) for f in placeholders.findings(task_dir, raw)]  # a skeleton's FILL INs
     try:
         spec = TaskSpec.model_validate(raw)
     except ValidationError as e:
-        raise SpecError(problems_from_validation(path, e, TaskSpec) + problems) from None
+        where = {h.field for h in holes}
+        rest = [p for p in problems_from_validation(path, e, TaskSpec) if not placeholders.covers(p.field, where)]
+        raise SpecError(holes + rest + problems) from None
+    problems = holes + problems
     problems += check_task(task_dir, spec)
     if problems:
         raise SpecError(problems)
