@@ -141,3 +141,27 @@ def test_new_in_a_suite_that_lists_its_tasks_says_to_list_it(tmp_path):
     assert (suite / "suite.yaml").read_text() == "name: listed\nversion: '1'\ntasks: [other]\n"  # left as it was
     res = _new(tmp_path / "unlisted", "mine", "--level", "reimplement")
     assert res.exit_code == 0 and "lists its tasks" not in res.output
+
+
+def test_validate_names_the_task_folders_a_tasks_list_leaves_out(tmp_path):
+    suite = tmp_path / "listed"
+    for task_id in ("listed-one", "forgotten"):
+        assert _new(suite, task_id, "--level", "reimplement").exit_code == 0
+        _fill(suite / task_id, "reimplement")
+    (suite / "suite.yaml").write_text("name: listed\nversion: '1'\ntasks: [listed-one]\n")
+    res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])
+    assert res.exit_code == 0, res.output  # a warning, not an error
+    assert "listed 1: 1 tasks, specs valid" in res.output
+    assert "! forgotten: has a task.yaml, but the tasks: list of suite.yaml leaves it out, so the suite skips it " \
+           "(add it to tasks:, or leave tasks: out to take every folder)" in res.output
+    assert "listed-one: has a task.yaml" not in res.output
+    (suite / "suite.yaml").write_text("name: listed\nversion: '1'\n")  # no list: every folder, no warning
+    res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])
+    assert res.exit_code == 0 and "2 tasks, specs valid" in res.output and "leaves it out" not in res.output
+
+    # a problem whose words hold brackets is printed as written
+    text = (suite / "forgotten" / "task.yaml").read_text().replace("rel_tol: 0.01", "interval: [0.0, 1.0]")
+    (suite / "forgotten" / "task.yaml").write_text(text)
+    res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])
+    assert res.exit_code == 1
+    assert "criteria.interval: the target value 3.194 lies outside [0.0, 1.0]" in res.output, res.output

@@ -21,6 +21,7 @@ from reclaim.cli.validation import (
 from reclaim.runner.run import RunError, RunOptions, execute, plan_run
 from reclaim.sandbox import check_backend, default_backend
 from reclaim.spec import Level, SpecError, load_suite
+from reclaim.spec.load import unlisted_tasks
 from reclaim.store import Outcome
 from reclaim.suites import resolve_suite
 
@@ -76,18 +77,23 @@ def validate(
         s = _load(suite)
     except SpecError as e:
         for p in e.problems:
-            err.print(f"[red]✗[/] {p}", highlight=False)
+            err.print(f"[red]✗[/] {escape(str(p))}", highlight=False)
         err.print(f"[bold red]{len(e.problems)} problem(s)[/] in {resolve_suite(suite)}")
         raise typer.Exit(1) from None
     console.print(f"[green]✓[/] {s.meta.name} {s.meta.version}: {len(s.tasks)} tasks, specs valid")
     warned = 0
+    for name in unlisted_tasks(s.dir, s.meta):  # a folder the tasks: list leaves out is skipped silently
+        warned += 1
+        console.print(f"[yellow]![/] {escape(name)}: has a task.yaml, but the tasks: list of suite.yaml leaves it "
+                      "out, so the suite skips it (add it to tasks:, or leave tasks: out to take every folder)",
+                      highlight=False)
     for t in s.tasks:
         for w in task_warnings(t):
             warned += 1
             console.print(f"[yellow]![/] {escape(t.id)}: {escape(w)}", highlight=False)
     if not with_reference:
         if warned:
-            console.print(f"[yellow]{warned} warning(s)[/]: targets the rules cannot fully check")
+            console.print(f"[yellow]{warned} warning(s)[/] (none fails validation)")
         return
     name = default_backend() if sandbox == "auto" else sandbox
     if (why := check_backend(name)) is not None:

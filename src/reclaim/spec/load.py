@@ -330,6 +330,13 @@ def task_dirs(suite_dir: Path, meta: SuiteMeta) -> list[Path]:
     return sorted(p.parent for p in suite_dir.glob(f"*/{TASK_FILE}"))
 
 
+def unlisted_tasks(suite_dir: Path, meta: SuiteMeta) -> list[str]:
+    """Folders with a task.yaml that the suite's ``tasks:`` list leaves out: the suite skips them."""
+    if meta.tasks is None:
+        return []
+    return sorted(p.parent.name for p in suite_dir.glob(f"*/{TASK_FILE}") if p.parent.name not in set(meta.tasks))
+
+
 def load_suite(suite_dir: Path) -> Suite:
     """Load a suite; raise SpecError with the problems of every task, not just the first."""
     suite_dir = Path(suite_dir)
