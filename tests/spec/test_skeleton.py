@@ -165,3 +165,20 @@ def test_validate_names_the_task_folders_a_tasks_list_leaves_out(tmp_path):
     res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])
     assert res.exit_code == 1
     assert "criteria.interval: the target value 3.194 lies outside [0.0, 1.0]" in res.output, res.output
+
+
+def test_a_reimplement_skeleton_with_no_data_released_validates_as_its_comment_says(tmp_path):
+    suite = tmp_path / "s"
+    assert _new(suite, "no-data", "--level", "reimplement").exit_code == 0
+    d = suite / "no-data"
+    _fill(d, "reimplement")
+    text = (d / "task.yaml").read_text()
+    line = next(x for x in text.splitlines() if "no data released" in x)
+    assert line.endswith("# no data released: materials: {} and delete data/")
+    text = text.replace("materials:", "materials: {}", 1).replace(line + "\n", "")
+    (d / "task.yaml").write_text(text)
+    (d / "data" / "values.csv").unlink()
+    (d / "data").rmdir()
+    res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])
+    assert res.exit_code == 0, res.output
+    assert load_suite(suite).tasks[0].spec.materials.refs() == {}

@@ -44,7 +44,7 @@ def task_yaml(task_id: str, level: Level) -> str:
                                                   "its own data)" if k == "data" and "code" in kinds else "")
                       for k in kinds]
     if level == Level.reimplement:
-        material_lines[0] += "# no data released: delete this line and the data/ folder"
+        material_lines[0] += "# no data released: materials: {} and delete data/"
     return f"""\
 # A task skeleton written by `reclaim tasks new`. Replace every {MARK} below, paper.md,
 # reference/reproduce.sh and the {MATERIAL_MARK} in each material folder, then check it:
