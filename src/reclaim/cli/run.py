@@ -29,6 +29,7 @@ from reclaim.cli.judging import (
     judge_config,
 )
 from reclaim.cli.reports import show_report
+from reclaim.cli.resume import refuse_plan_options, run_to_resume
 from reclaim.gateway import Upstreams
 from reclaim.report import FORMATS
 from reclaim.runner.run import DEFAULT_AGENTS, RunError, RunOptions, execute, plan_run
@@ -101,6 +102,7 @@ def run_with_display(rd: RunDir, fmt: str, executor: str | None = None) -> None:
 
 
 def run(
+    ctx: typer.Context,
     suite: Annotated[Optional[str], typer.Option(help="Suite folder, or the name of a bundled suite.")] = None,
     agent: Annotated[Optional[list[str]], typer.Option(
         help=f"Agent to evaluate, repeatable: {', '.join(AGENTS)}; 'command:PROGRAM ARGS' runs your own.")] = None,
@@ -133,18 +135,22 @@ def run(
         help="Materials only from the cache (reclaim materials fetch SUITE first); nothing is downloaded.")] = False,
     materials_cache: Annotated[Optional[Path], typer.Option(
         help="The materials cache (default $RECLAIM_MATERIALS_CACHE or ~/.cache/reclaim/materials).")] = None,
-    run_dir: Annotated[Optional[Path], typer.Option(help="Where to keep this run (default runs/<run_id>).")] = None,
-    runs_root: Annotated[Path, typer.Option(help="Folder of runs and their index.")] = Path("runs"),
-    resume: Annotated[Optional[Path], typer.Option(help="Finish an interrupted run in this folder.")] = None,
+    run_dir: Annotated[Optional[Path], typer.Option(
+        help="Where to keep this run (default RUNS_ROOT/<run_id>); listed in the runs root's index wherever it lies.")] = None,
+    runs_root: Annotated[Optional[Path], typer.Option(
+        help="Folder of runs and their index (default $RECLAIM_HOME/runs when set, else ./runs).")] = None,
+    private: Annotated[bool, typer.Option(
+        help="Records readable by you alone (files 0600, folders 0700); default 0644/0755, for colleagues.")] = False,
+    resume: Annotated[Optional[Path], typer.Option(
+        help="Finish an interrupted run: its folder, or its id in the runs root. Keeps the run's plan; "
+             "takes only --executor, --suite (moved, same tasks) and --format.")] = None,
     format: Annotated[str, typer.Option("--format", help=f"Report format: {', '.join(FORMATS)}.")] = "table",
 ) -> None:
     """Run agents on a suite, judge every trial, and print the report. No arguments: the demo."""
     if resume is not None:
-        rd = RunDir(resume)
-        try:
-            spec = rd.spec()
-        except FileNotFoundError as e:
-            fail(str(e))
+        refuse_plan_options(ctx)
+        rd = run_to_resume(resume, suite, runs_root)
+        spec = rd.spec()
         if spec.sandbox == "process":
             err.print(Panel(PROCESS_WARNING, title="WARNING: no sandbox", style="bold red"))
         ui_for(format).print(f"resuming run [bold]{spec.run_id}[/]"
@@ -157,7 +163,7 @@ def run(
                           sandbox=pick_sandbox(sandbox), runs_root=runs_root,
                           judge=judge_config(judge, judge_model, judge_base_url, judge_samples,
                                              judge_max_tokens, judge_prices, judge_cache),
-                          run_dir=run_dir, model=model, gpus=gpus, budget_scale=budget_scale,
+                          run_dir=run_dir, private=private, model=model, gpus=gpus, budget_scale=budget_scale,
                           executor=executor or "local", max_retries=max_retries, image=image,
                           offline=offline, materials_cache=materials_cache,
                           slurm=SlurmOptions(partition=slurm_partition, account=slurm_account), upstreams=upstreams(openai_base_url, anthropic_base_url, prices))

@@ -2,29 +2,75 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
+from rich import box
+from rich.table import Table
 
-from reclaim.cli.common import console
-from reclaim.store import Index
+from reclaim.cli.common import console, fail
+from reclaim.store import Index, RunDir, runs_root
 
 index_app = typer.Typer(help="The SQLite index over run directories.")
 
+RootArg = Annotated[Optional[Path], typer.Argument(
+    help="The runs root (default $RECLAIM_HOME/runs when set, else ./runs).", show_default=False)]
+
 
 @index_app.command("rebuild")
-def index_rebuild(runs_root: Annotated[Path, typer.Argument()] = Path("runs")) -> None:
-    """Rebuild runs/index.sqlite from the run directories (the truth)."""
-    runs, trials = Index(runs_root).rebuild()
-    console.print(f"indexed {runs} runs, {trials} trials into {runs_root / 'index.sqlite'}")
+def index_rebuild(root: RootArg = None) -> None:
+    """Rebuild RUNS_ROOT/index.sqlite from the run directories (the truth): every run under the root,
+    and the runs kept elsewhere (--run-dir) that it listed and that still exist."""
+    root = runs_root(root)
+    if not root.is_dir():
+        fail(f"no runs root at {root}: the folder does not exist (give the runs root, or set $RECLAIM_HOME)")
+    runs, trials = Index(root).rebuild()
+    console.print(f"indexed {runs} runs, {trials} trials into {root / 'index.sqlite'}")
 
 
-def runs(runs_root: Annotated[Path, typer.Argument()] = Path("runs")) -> None:
-    """List the runs in the index with their counts of reproduced trials."""
-    rows = Index(runs_root).query(
-        "SELECT r.run_id, r.suite, r.agents, COUNT(t.trial_id), "
-        "SUM(t.outcome = 'reproduced') FROM runs r LEFT JOIN trials t USING (run_id) "
-        "GROUP BY r.run_id ORDER BY r.created")
-    for run_id, suite, agent_list, n, k in rows:
-        console.print(f"{run_id}  {suite:<10} {n:>4} trials  {k or 0:>4} reproduced  agents {agent_list}")
+def _status(total: int, done: int, errors: int, exists: bool) -> str:
+    if not exists:
+        return "missing"
+    if done < total:
+        return "unfinished"
+    return "with errors" if errors else "finished"
+
+
+def runs(root: RootArg = None) -> None:
+    """List the runs in the runs root's index: id, date, suite, agents, trials done, status, judge."""
+    root = runs_root(root)
+    if not root.is_dir():
+        fail(f"no runs at {root}: the folder does not exist (give the runs root, or set $RECLAIM_HOME)")
+    ix = Index(root)
+    rows = ix.query(
+        "SELECT r.run_id, r.path, r.created, r.suite, r.suite_version, r.agents, r.judge, "
+        "COUNT(t.trial_id), SUM(t.outcome IS NOT NULL AND t.status != 'running'), SUM(t.outcome = 'error') "
+        "FROM runs r LEFT JOIN trials t USING (run_id) GROUP BY r.run_id ORDER BY r.created")
+    if not rows:
+        hint = "" if ix.exists() else " (no index there; if it holds run folders: reclaim index rebuild " + str(root) + ")"
+        console.print(f"no runs in {root}{hint}", highlight=False)
+        return
+    table = Table(title=f"runs in {root}", title_justify="left", highlight=False, box=box.SIMPLE_HEAD,
+                  pad_edge=False, collapse_padding=True)
+    for name, kw in (("run", {"no_wrap": True}), ("date", {"overflow": "fold", "min_width": 10}), ("suite", {"overflow": "fold"}),
+                     ("agents", {"overflow": "fold"}), ("trials", {"justify": "right"}), ("status", {"overflow": "fold", "min_width": 8}),
+                     ("judge", {"overflow": "fold"})):
+        kw.setdefault("min_width", len(name))
+        table.add_column(name, **kw)  # a header is never cut short
+    for run_id, path, created, suite, version, agents, judge, n, done, errors in rows:
+        exists = bool(path) and (Path(path) / "run.json").is_file()
+        total = n
+        if exists:
+            try:
+                total = RunDir(Path(path)).spec().trial_total()
+            except FileNotFoundError:
+                exists = False
+        status = _status(total, done or 0, errors or 0, exists)
+        style = {"finished": "green", "with errors": "red", "missing": "dim"}.get(status, "yellow")
+        table.add_row(run_id, time.strftime("%Y-%m-%d %H:%M", time.localtime(created)).replace(" ", "\n")
+                      if console.width < 100 else time.strftime("%Y-%m-%d %H:%M", time.localtime(created)), f"{suite}@{version}",
+                      ", ".join(a for a in (agents or "").split(",") if a), f"{done or 0}/{total}",
+                      f"[{style}]{status}[/]", judge)
+    console.print(table)

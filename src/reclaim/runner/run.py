@@ -27,7 +27,17 @@ from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.runner.trial import TrialSettings
 from reclaim.sandbox import check_backend
 from reclaim.spec import Level, Problem, SpecError, Suite, load_suite
-from reclaim.store import MAX_RETRIES, Index, RunDir, RunSpec, TrialRecord, trial_id
+from reclaim.store import (
+    MAX_RETRIES,
+    Index,
+    RunDir,
+    RunSpec,
+    TrialRecord,
+    keep_records,
+    runs_root,
+    suite_hash,
+    trial_id,
+)
 
 DEFAULT_AGENTS = ("reference", "nop", "fabricate")
 
@@ -46,8 +56,10 @@ class RunOptions:
     jobs: int = 2
     sandbox: str = "bwrap"
     judge: JudgeConfig = field(default_factory=JudgeConfig)
-    runs_root: Path = Path("runs")
+    runs_root: Path | None = None
+    """None: $RECLAIM_HOME/runs, else ./runs (store/home.py)."""
     run_dir: Path | None = None
+    private: bool = False
     budget_scale: float = 1.0
     model: str | None = None
     upstreams: Upstreams = field(default_factory=Upstreams)
@@ -103,27 +115,36 @@ def plan_run(opts: RunOptions) -> RunDir:
             prefetch(t, cache)
         except MaterialsError as e:
             raise RunError(str(e)) from None
+    keep_records(opts.private)
+    root = runs_root(opts.runs_root).resolve()
     run_id = new_run_id() if opts.run_dir is None else Path(opts.run_dir).name
-    rd = RunDir(opts.run_dir or Path(opts.runs_root) / run_id)
+    rd = RunDir(Path(opts.run_dir).resolve() if opts.run_dir else root / run_id)
     if (rd.path / "run.json").exists():
         raise RunError(f"{rd.path} already holds a run; finish it with --resume {rd.path}")
     spec = RunSpec(
         run_id=run_id, created=time.time(), reclaim_version=reclaim.__version__,
-        suite_dir=str(suite.dir.resolve()), suite_name=suite.meta.name,
+        suite_dir=str(suite.dir.resolve()), suite_hash=suite_hash({t.id: t.hash for t in tasks}),
+        suite_name=suite.meta.name,
         suite_version=suite.meta.version, task_hashes={t.id: t.hash for t in tasks},
         tasks=[t.id for t in tasks], agents=list(opts.agents), seeds=list(range(opts.seeds)),
         judge=opts.judge.label, judge_config=opts.judge.model_dump(), sandbox=opts.sandbox, jobs=opts.jobs,
         budget_scale=opts.budget_scale, model=opts.model, upstreams=opts.upstreams.model_dump(), gpus=opts.gpus,
         executor=opts.executor, slurm=opts.slurm.model_dump(), max_retries=opts.max_retries,
-        materials_cache=str(cache.root.resolve()), offline=opts.offline, image=opts.image)
+        materials_cache=str(cache.root.resolve()), offline=opts.offline, image=opts.image,
+        runs_root=str(root), private=opts.private)
     rd.write_spec(spec)
     _index(rd, lambda ix: ix.add_run(spec, rd.path))
     return rd
 
 
-def load_run_suite(rd: RunDir, spec: RunSpec) -> Suite:
-    """The run's suite, refusing a task whose content changed since the run began."""
-    suite = load_suite(Path(spec.suite_dir))
+def load_run_suite(rd: RunDir, spec: RunSpec, suite_dir: Path | None = None) -> Suite:
+    """The run's suite, from where it was (or ``suite_dir``, where it lies now), refusing a task
+    whose content changed since the run began: a suite is the same by its tasks' hashes, not its path."""
+    where = Path(suite_dir) if suite_dir is not None else Path(spec.suite_dir)
+    if not (where / "suite.yaml").is_file():
+        raise RunError(f"the run's suite is no longer at {where}; if it moved, resume with "
+                       f"--resume {rd.path} --suite NEWPATH (its tasks must be unchanged)")
+    suite = load_suite(where)
     problems = []
     for tid, h in spec.task_hashes.items():
         try:
@@ -131,11 +152,24 @@ def load_run_suite(rd: RunDir, spec: RunSpec) -> Suite:
         except KeyError:
             now = None
         if now != h:
-            problems.append(Problem(Path(spec.suite_dir) / tid, "", "task changed or vanished since the run began",
+            problems.append(Problem(where / tid, "", "task changed or vanished since the run began",
                                     f"restore it, or start a new run instead of resuming {rd.path}"))
     if problems:
         raise SpecError(problems)
     return suite
+
+
+def relocate_suite(rd: RunDir, suite_dir: Path) -> RunSpec:
+    """--resume RUN --suite NEWPATH: the suite moved; accept it where its tasks hash the same as
+    when the run began, and keep the new path in run.json for what follows."""
+    spec = rd.spec()
+    load_run_suite(rd, spec, suite_dir)
+    spec.suite_dir = str(Path(suite_dir).resolve())
+    if not spec.suite_hash:
+        spec.suite_hash = suite_hash(spec.task_hashes)
+    rd.write_spec(spec)
+    _index(rd, lambda ix: ix.add_run(spec, rd.path))
+    return spec
 
 
 @dataclass
@@ -154,6 +188,7 @@ def execute(rd: RunDir, progress: Progress | None = None, executor: str | None =
     run again (within the run's bound, runner/attempts.py) ones that ended in a harness error."""
     progress = progress or Progress()
     spec = rd.spec()
+    keep_records(spec.private)
     suite = load_run_suite(rd, spec)
     if (why := check_backend(spec.sandbox)) is not None:
         raise RunError(f"sandbox '{spec.sandbox}' cannot run here: {why}")
@@ -184,6 +219,7 @@ def execute(rd: RunDir, progress: Progress | None = None, executor: str | None =
 
 def make_settings(rd: RunDir, spec: RunSpec, suite: Suite, pending: list) -> TrialSettings:
     """What the trials of this run share on this machine: judge, GPUs, and a gateway if needed."""
+    keep_records(spec.private)  # also where a Slurm job runs the trial
     backend = discover(spec.gpus, fake_root=rd.path / "fake-gpus")
     cache = MaterialCache(Path(spec.materials_cache) if spec.materials_cache else None, offline=spec.offline)
     settings = TrialSettings(run_id=spec.run_id, run_dir=rd, sandbox=spec.sandbox,
@@ -210,12 +246,15 @@ def hidden_paths(suite: Suite, rd: RunDir, materials_cache: Path | None = None) 
     A trial's own materials and environment come in by binds of their own folders."""
     package = Path(__file__).resolve().parents[1]
     caches = [materials_cache or materials_root(), envs_root(), packages_root()]
-    return [suite.dir.resolve(), rd.path.resolve().parent, package, Path.home(), Path("/home"), *caches]
+    spec = rd.spec()
+    root = [Path(spec.runs_root)] if spec.runs_root else []  # the other runs, where --run-dir lies elsewhere
+    return [suite.dir.resolve(), rd.path.resolve().parent, *root, package, Path.home(), Path("/home"), *caches]
 
 
 def _index(rd: RunDir, fn) -> None:
     """Keep the index current; it is rebuildable, so a failure here never stops a run."""
     try:
-        fn(Index(rd.path.resolve().parent))
+        spec = rd.spec()
+        fn(Index(Path(spec.runs_root) if spec.runs_root else rd.path.resolve().parent))
     except Exception:  # noqa: BLE001 - the trial directories stay the truth
         pass

@@ -18,6 +18,7 @@ from reclaim.store.files import (
     trial_spec,
     write_model,
 )
+from reclaim.store.home import HOME_ENV, keep_records, runs_root
 from reclaim.store.index import Index
 from reclaim.store.models import (
     MAX_RETRIES,
@@ -27,11 +28,12 @@ from reclaim.store.models import (
     Status,
     TrialRecord,
     agent_label,
+    suite_hash,
     trial_id,
 )
 
 __all__ = [
-    "HASH_LIMIT", "MAX_RETRIES", "PROVIDED", "RESULTS", "RUN_JSON", "SPEC_JSON", "TRACE", "VERDICTS", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index",
-    "Outcome", "RunDir", "RunSpec", "Status", "TrialRecord", "agent_label", "checked_record", "seal", "read_model", "sha256_file", "trial_id",
+    "HASH_LIMIT", "HOME_ENV", "MAX_RETRIES", "PROVIDED", "RESULTS", "RUN_JSON", "SPEC_JSON", "TRACE", "VERDICTS", "TRIAL_JSON", "VERDICT_JSON", "BudgetUse", "Index",
+    "Outcome", "RunDir", "RunSpec", "Status", "TrialRecord", "agent_label", "checked_record", "keep_records", "runs_root", "seal", "suite_hash", "read_model", "sha256_file", "trial_id",
     "trial_spec", "write_model",
 ]

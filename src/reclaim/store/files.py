@@ -12,6 +12,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from reclaim.spec import TaskSpec, load_task
+from reclaim.store.home import file_mode
 from reclaim.store.models import Outcome, RunSpec, Status, TrialRecord
 
 M = TypeVar("M", bound=BaseModel)
@@ -78,6 +79,7 @@ def write_model(path: Path, model: BaseModel) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
+        os.fchmod(fd, file_mode())  # mkstemp makes 0600; records follow keep_records (store/home.py)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(model.model_dump_json(indent=2))
             fh.flush()

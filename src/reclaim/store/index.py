@@ -23,7 +23,8 @@ _lock = threading.Lock()
 
 
 class Index:
-    """runs-root/index.sqlite. Trial directories stay the truth; this only mirrors them."""
+    """<runs root>/index.sqlite: every run kept in the root, and runs kept elsewhere (--run-dir) by
+    their path. Trial directories stay the truth; this only mirrors them."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
@@ -34,6 +35,9 @@ class Index:
         con = sqlite3.connect(self.path, timeout=30)
         con.executescript(_SCHEMA)
         return con
+
+    def exists(self) -> bool:
+        return self.path.is_file()
 
     def add_run(self, spec: RunSpec, path: Path) -> None:
         with _lock, self._connect() as con:
@@ -50,12 +54,23 @@ class Index:
                          rec.measured, rec.target, rec.timings.get("total_s"), rec.spec_hash))
 
     def rebuild(self) -> tuple[int, int]:
-        """Drop the index and refill it from every run directory under the root."""
+        """Drop the index and refill it from every run directory under the root, and from the
+        runs kept elsewhere (--run-dir outside the root) that the index listed and that still exist."""
+        here = [p.parent.resolve() for p in sorted(self.root.glob(f"*/{RUN_JSON}"))]
+        try:
+            listed = self.run_paths()
+        except sqlite3.DatabaseError:
+            listed = []  # an unreadable index: only the runs under the root are found again
+        elsewhere = [p for p in listed if p not in here and (p / RUN_JSON).is_file()]
         with _lock:
             self.path.unlink(missing_ok=True)
         runs = trials = 0
-        for run_json in sorted(self.root.glob(f"*/{RUN_JSON}")):
-            rd = RunDir(run_json.parent)
+        for path in here + elsewhere:
+            rd = RunDir(path)
+            try:
+                rd.spec()
+            except FileNotFoundError:
+                continue  # not a readable run.json: not a run
             self.add_run(rd.spec(), rd.path)
             runs += 1
             for rec in rd.records():
@@ -63,6 +78,16 @@ class Index:
                 trials += 1
         return runs, trials
 
+    def run_paths(self) -> list[Path]:
+        """The folders of the runs the index lists (none when there is no index yet)."""
+        return [Path(p) for (p,) in self.query("SELECT path FROM runs ORDER BY created") if p]
+
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
-        with self._connect() as con:
+        """Read the index; no index file is no rows, and nothing is created."""
+        if not self.exists():
+            return []
+        con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+        try:
             return con.execute(sql, params).fetchall()
+        finally:
+            con.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from enum import Enum
 
 from pydantic import BaseModel, Field
@@ -41,7 +42,8 @@ class RunSpec(BaseModel):
     run_id: str
     created: float
     reclaim_version: str
-    suite_dir: str
+    suite_dir: str = Field(description="The suite's folder when the run began (or where --resume --suite found it).")
+    suite_hash: str = Field("", description="sha256 over the run's task hashes: the suite by content, wherever it lies.")
     suite_name: str
     suite_version: str
     task_hashes: dict[str, str] = Field(description="Content hash of every task in the run.")
@@ -62,6 +64,11 @@ class RunSpec(BaseModel):
     materials_cache: str | None = Field(None, description="The materials cache (default ~/.cache/reclaim/materials).")
     offline: bool = Field(False, description="Materials from the cache only; nothing is fetched.")
     image: str | None = Field(None, description="Container image for tasks that name none (--image).")
+    runs_root: str | None = Field(None, description="The runs root whose index lists this run (the run may lie elsewhere).")
+    private: bool = Field(False, description="--private: records readable by their owner alone (0600/0700).")
+
+    def trial_total(self) -> int:
+        return len(self.tasks) * len(self.agents) * len(self.seeds)
 
     def trial_keys(self) -> list[tuple[str, str, int]]:
         return [(t, a, s) for t in self.tasks for a in self.agents for s in self.seeds]
@@ -123,6 +130,12 @@ class TrialRecord(BaseModel):
     @property
     def done(self) -> bool:
         return self.status != Status.running and self.outcome is not None
+
+
+def suite_hash(task_hashes: dict[str, str]) -> str:
+    """One hash for the tasks of a run: the same whatever folder the suite is in."""
+    text = "\n".join(f"{t} {h}" for t, h in sorted(task_hashes.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def trial_id(task: str, agent: str, seed: int) -> str:

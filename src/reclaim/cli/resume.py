@@ -1,0 +1,43 @@
+"""`reclaim run --resume RUN`: a resumed run keeps its plan; only where and how it is shown may change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from reclaim.cli.common import fail
+from reclaim.runner.run import RunError, relocate_suite
+from reclaim.spec import SpecError
+from reclaim.store import RunDir, runs_root
+from reclaim.suites import resolve_suite
+
+ON_RESUME = {"resume", "executor", "suite", "format", "runs_root"}
+"""The options --resume takes: --executor (switch where trials run), --suite (the suite moved; its
+tasks must hash the same), --format, --runs-root (where to find a run given by id)."""
+
+
+def refuse_plan_options(ctx: typer.Context) -> None:
+    """Every other option given with --resume would change the plan: refuse, naming them."""
+    given = [p for p in ctx.command.params if p.name not in ON_RESUME
+             and getattr(ctx.get_parameter_source(p.name), "name", "") in ("COMMANDLINE", "ENVIRONMENT")]
+    if given:
+        flags = ", ".join(p.opts[0] for p in given)
+        fail(f"{flags} cannot be used with --resume: a resumed run keeps its plan (agents, seeds, tasks, levels, "
+             f"judge, budgets, sandbox) from its run.json; start a new run to change it. With --resume only "
+             f"--executor, --suite (a moved suite with unchanged tasks) and --format are taken")
+
+
+def run_to_resume(resume: Path, suite: str | None, root: Path | None) -> RunDir:
+    """The run folder (a path, or a run id in the runs root), with its suite moved to ``suite`` if given."""
+    path = Path(resume)
+    if not (path / "run.json").is_file() and not path.is_absolute() and (runs_root(root) / path / "run.json").is_file():
+        path = runs_root(root) / path
+    rd = RunDir(path)
+    try:
+        rd.spec()
+        if suite is not None:
+            relocate_suite(rd, resolve_suite(suite))
+    except (RunError, SpecError, FileNotFoundError, ValueError) as e:
+        fail(str(e))
+    return rd
