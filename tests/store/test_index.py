@@ -21,4 +21,4 @@ def test_index_is_rebuilt_from_directories(tmp_path, sandbox_name):
     assert res.exit_code == 0 and "1 runs, 2 trials" in res.output
     assert ix.query("SELECT agent, outcome FROM trials ORDER BY agent") == before
     res = CliRunner().invoke(app, ["runs", str(runs)])
-    assert "2 trials" in res.output and "1 reproduced" in res.output
+    assert "2/2" in res.output and "finished" in res.output and "mini@1" in res.output
