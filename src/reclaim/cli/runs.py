@@ -55,7 +55,7 @@ def runs(root: RootArg = None) -> None:
     table = Table(title=f"runs in {root}", title_justify="left", highlight=False, box=box.SIMPLE_HEAD,
                   pad_edge=False, collapse_padding=True)
     for name, kw in (("run", {"no_wrap": True}), ("date", {"overflow": "fold", "min_width": 10}), ("suite", {"overflow": "fold"}),
-                     ("agents", {"overflow": "fold"}), ("trials", {"justify": "right"}), ("status", {"overflow": "fold", "min_width": 8}),
+                     ("agents", {"overflow": "fold"}), ("trials", {"justify": "right"}), ("status", {"overflow": "fold", "min_width": 10}),
                      ("judge", {"overflow": "fold"})):
         kw.setdefault("min_width", len(name))
         table.add_column(name, **kw)  # a header is never cut short
