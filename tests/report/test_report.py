@@ -72,7 +72,7 @@ def test_rates_exclude_harness_errors_and_pick_the_best_agent():
 
 def test_json_keys_are_stable():
     data = json.loads(to_json(build_report(_spec(), RECORDS)))
-    assert data["run_id"] == "r1" and data["schema_version"] == 2
+    assert data["run_id"] == "r1" and data["schema_version"] == 3
     row = data["levels"]["run"]["agents"]["x"]
     assert set(row) >= {"trials", "reproduced", "rate", "ci_low", "ci_high"}
     assert {"best_agent", "any_agent_rate"} <= set(data["levels"]["run"])
@@ -82,7 +82,9 @@ def test_json_keys_are_stable():
 def test_csv_and_markdown():
     r = build_report(_spec(), RECORDS)
     rows = list(csv.DictReader(io.StringIO(to_csv(r))))
-    assert len(rows) == 4 and rows[0]["level"] == "run"
+    agents = [row for row in rows if row["row"] == "agent"]
+    assert len(agents) == 4 and agents[0]["level"] == "run"
+    assert len([row for row in rows if row["row"] == "trial"]) == len(RECORDS)
     md = to_markdown(r)
     assert "| run | y | 3 | 2 | 67 % |" in md and "disqualified 1" in md
 

@@ -98,7 +98,7 @@ def test_trial_rows_carry_each_number_measured_and_held(tmp_path):
     res = CliRunner().invoke(app, ["report", str(rd.path), "--format", "json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 3
     rows = {(t["task"], t["agent"], t["seed"]): t for t in data["trials"]}
     got = {m["name"]: (m["measured"], m["held"]) for m in rows["stats", "x", 1]["metrics"]}
     assert got == {"mean_value": (3.194, True), "max_value": (6.0, False), "spread": (3.6, True)}
@@ -168,4 +168,5 @@ def test_a_suite_of_one_number_claims_renders_as_before(tmp_path):
     assert set(data) == {"schema_version", "run_id", "suite", "suite_version", "judge", "sandbox",
                          "budget_scale", "levels", "totals", "trials"}
     assert set(data["trials"][0]) == {"task", "level", "agent", "seed", "outcome", "measured", "target",
-                                      "wall_s", "attempts", "error_attempts", "note"}
+                                      "wall_s", "attempts", "error_attempts", "note", "metric", "reason",
+                                      "rationale", "flags"}

@@ -8,10 +8,16 @@ from collections import Counter, defaultdict
 from pydantic import BaseModel, Field
 
 from reclaim.report.claims import ClaimBlock, TrialMetric, claim_blocks
-from reclaim.store import Outcome, RunSpec, TrialRecord
+from reclaim.report.reasons import VerdictReason, one_line
+from reclaim.store import Outcome, RunSpec, TrialRecord, agent_label
 
-SCHEMA_VERSION = 2
-"""2: ``claims`` (held rates per number of multi-number claims) and ``trials[].metrics``."""
+SCHEMA_VERSION = 3
+"""2: ``claims`` (held rates per number of multi-number claims) and ``trials[].metrics``.
+3: ``trials[].metric/reason/rationale/flags``, ``totals.elapsed_s``, ``levels[].baselines`` and
+``agents[].baseline``; ``rate``/``ci_low``/``ci_high`` are null for an agent with no counted trials;
+``best_agent`` is chosen among evaluated agents only (never a baseline)."""
+BASELINES = frozenset({"reference", "nop", "fabricate", "copy-paper", "overclaim", "partial"})
+"""Built-in agents that bound a benchmark (the ceiling, the floor, the cheats): listed apart."""
 LEVELS = ("run", "retrain", "reimplement")
 NOT_COUNTED = (Outcome.error, Outcome.skipped)
 """Left out of every rate: the harness's failures, and trials the agent does not apply to."""
@@ -31,9 +37,11 @@ def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 class AgentRow(BaseModel):
     trials: int = Field(description="Trials that counted: every outcome except error and skipped.")
     reproduced: int
-    rate: float
-    ci_low: float
-    ci_high: float
+    rate: float | None = Field(description="reproduced / trials; null where no trial counted.")
+    ci_low: float | None
+    ci_high: float | None
+    baseline: bool = Field(False, description="A built-in baseline (reference, nop, fabricate, copy-paper, "
+                                              "overclaim, partial), not an evaluated agent.")
     errors: int = Field(0, description="Harness errors, left out of the rate.")
     skipped: int = Field(0, description="Trials the agent did not apply to (TrialRow.note), left out of the rate.")
 
@@ -41,7 +49,10 @@ class AgentRow(BaseModel):
 class LevelBlock(BaseModel):
     papers: int
     agents: dict[str, AgentRow]
-    best_agent: str | None
+    best_agent: str | None = Field(description="The evaluated agent (never a baseline) with the highest rate; "
+                                               "ties go to more counted trials, then the name; null where none "
+                                               "reproduced anything.")
+    baselines: list[str] = Field(default_factory=list, description="The agents of this level that are baselines.")
     any_agent_rate: float = Field(description="Share of papers reproduced by at least one agent.")
 
 
@@ -57,6 +68,11 @@ class TrialRow(BaseModel):
     attempts: int = Field(1, description="Finished attempts: 1, plus each harness error that was run again.")
     error_attempts: int = Field(0, description="Attempts that ended in a harness error, this one included.")
     note: str | None = Field(None, description="Why a skipped trial did not apply to its task.")
+    metric: str = Field("", description="The claim's (primary) metric, as the judge read it.")
+    reason: str = Field("", description="The rationale on one line, at most 160 characters.")
+    rationale: str = Field("", description="The verdict's rationale in full; for an error or a skipped "
+                                           "trial, the harness's error or note.")
+    flags: list[str] = Field(default_factory=list, description="The verdict's flags, e.g. hard_coded.")
     metrics: list[TrialMetric] = Field(default_factory=list,
                                        description="A claim of several numbers: each one measured, and whether it held.")
 
@@ -64,7 +80,9 @@ class TrialRow(BaseModel):
 class Totals(BaseModel):
     trials: int = Field(description="Finished trials in the report.")
     planned: int = Field(description="Trials the run asked for; more than trials while it is unfinished.")
-    wall_s: float = Field(description="Sum of trial wall times, harness included.")
+    wall_s: float = Field(description="Sum of trial wall times, harness included (trials run side by side "
+                                      "count each).")
+    elapsed_s: float = Field(0.0, description="Wall time of the run: first trial start to last trial end.")
     agent_wall_s: float
     budget_wall_s: float = Field(description="Sum of wall-clock budgets of all trials.")
     gpu_hours_allocated: float
@@ -98,17 +116,32 @@ class Report(BaseModel):
                                                  "per agent. Left out of the JSON where there are none.")
 
 
+def baseline_labels(spec: RunSpec) -> set[str]:
+    """The labels of a run's agents that are built-in baselines ('mine=command:...' is not one)."""
+    out = set()
+    for a in spec.agents:
+        name, eq, rest = a.partition("=")
+        if eq and ":" not in name:
+            if rest.partition(":")[0] in BASELINES:
+                out.add(name)
+        elif a.partition(":")[0] in BASELINES:
+            out.add(agent_label(a))
+    return out
+
+
 def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = None,
                  outcomes: dict[str, Outcome] | None = None, retried: list[TrialRecord] | None = None,
-                 metrics: dict[str, list[TrialMetric]] | None = None) -> Report:
+                 metrics: dict[str, list[TrialMetric]] | None = None,
+                 reasons: dict[str, VerdictReason] | None = None) -> Report:
     """The report; with ``judge`` and ``outcomes`` (trial id -> outcome), as that judge saw it;
     ``retried``: the earlier attempts that ended in a harness error (RunDir.retried());
     ``metrics``: trial id -> the numbers of its claim, from the same judge's verdicts (read_metrics)."""
-    metrics = metrics or {}
+    metrics, reasons = metrics or {}, reasons or {}
     records = sorted((r for r in records if r.done), key=lambda r: (r.task, r.agent, r.seed))
     if outcomes:
         records = [r.model_copy(update={"outcome": outcomes.get(r.trial_id, r.outcome)}) for r in records]
     agents = sorted({r.agent for r in records})
+    base = baseline_labels(spec) if spec.agents else BASELINES
     levels: dict[str, LevelBlock] = {}
     for level in LEVELS:
         here = [r for r in records if r.level == level]
@@ -122,17 +155,21 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
             counted = [r for r in mine if r.outcome not in NOT_COUNTED]
             k = sum(r.outcome == Outcome.reproduced for r in counted)
             lo, hi = wilson(k, len(counted))
-            rows[agent] = AgentRow(trials=len(counted), reproduced=k,
-                                   rate=k / len(counted) if counted else 0.0, ci_low=lo, ci_high=hi,
+            rows[agent] = AgentRow(trials=len(counted), reproduced=k, baseline=agent in base,
+                                   rate=k / len(counted) if counted else None,
+                                   ci_low=lo if counted else None, ci_high=hi if counted else None,
                                    errors=sum(r.outcome == Outcome.error for r in mine),
                                    skipped=sum(r.outcome == Outcome.skipped for r in mine))
         papers = sorted({r.task for r in here})
         by_paper = defaultdict(bool)
         for r in here:
             by_paper[r.task] |= r.outcome == Outcome.reproduced
-        ranked = sorted(rows.items(), key=lambda kv: (-kv[1].rate, -kv[1].trials, kv[0]))
-        best = ranked[0][0] if ranked and ranked[0][1].rate > 0 else None
+        ranked = sorted(((a, row) for a, row in rows.items() if not row.baseline and row.rate),
+                        key=lambda kv: (-kv[1].rate, -kv[1].trials, kv[0]))
+        best = ranked[0][0] if ranked else None
+        rows = dict(sorted(rows.items(), key=lambda kv: (kv[1].baseline, kv[0])))
         levels[level] = LevelBlock(papers=len(papers), agents=rows, best_agent=best,
+                                   baselines=[a for a, row in rows.items() if row.baseline],
                                    any_agent_rate=sum(by_paper.values()) / len(papers))
     counts = Counter(r.outcome.value for r in records)
     earlier = Counter(r.trial_id for r in retried or () if r.done and r.outcome == Outcome.error)
@@ -142,6 +179,8 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
         trials=len(records),
         planned=len(spec.trial_keys()),
         wall_s=round(sum(r.timings.get("total_s", 0.0) for r in records), 3),
+        elapsed_s=round(max((r.finished or r.started for r in records), default=0.0)
+                        - min((r.started for r in records), default=0.0), 3),
         agent_wall_s=round(sum(r.budget.agent_wall_s for r in records), 3),
         budget_wall_s=round(sum(r.budget.wall_limit_s for r in records), 3),
         gpu_hours_allocated=sum(r.budget.gpu_hours_allocated for r in records),
@@ -157,8 +196,16 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
                        outcome=r.outcome.value, measured=r.measured, target=r.target,
                        wall_s=r.timings.get("total_s"), attempts=attempts[r.trial_id],
                        error_attempts=errored[r.trial_id], note=r.note,
-                       metrics=metrics.get(r.trial_id, [])) for r in records]
+                       metrics=metrics.get(r.trial_id, []), **_why(reasons.get(r.trial_id), r))
+              for r in records]
     claims = claim_blocks(records, metrics, lambda r: r.outcome not in NOT_COUNTED, wilson)
     return Report(run_id=spec.run_id, suite=spec.suite_name, suite_version=spec.suite_version,
                   judge=judge or spec.judge, sandbox=spec.sandbox, budget_scale=spec.budget_scale,
                   levels=levels, totals=totals, trials=trials, claims=claims)
+
+
+def _why(v: VerdictReason | None, r: TrialRecord) -> dict:
+    """A trial row's reason fields: from its verdict, else trial.json's error or note."""
+    text = (v.rationale if v else "") or r.error or r.note or ""
+    return {"metric": v.metric if v else "", "rationale": text, "reason": one_line(text),
+            "flags": list(v.flags) if v else []}
