@@ -14,6 +14,7 @@ from reclaim.cli.materials import materials_app
 from reclaim.cli.reports import report
 from reclaim.cli.run import run
 from reclaim.cli.runs import index_app, runs
+from reclaim.cli.show import show
 from reclaim.cli.tasks import tasks_app
 
 app = typer.Typer(help="reclaim: can AI agents reproduce published research results?",
@@ -21,6 +22,7 @@ app = typer.Typer(help="reclaim: can AI agents reproduce published research resu
 app.command()(run)
 app.command()(report)
 app.command()(runs)
+app.command()(show)
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(materials_app, name="materials")
 app.add_typer(agents_app, name="agents")

@@ -1,0 +1,110 @@
+"""`reclaim show`: one trial's story in the terminal, from the harness's records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from reclaim.cli.common import console, fail
+from reclaim.report.story import NotATrial, Story, budget_lines, trial_story
+
+OUTCOME_STYLE = {"reproduced": "bold green", "disqualified": "bold red", "error": "bold yellow"}
+
+
+def _value(x: float | None) -> str:
+    return "—" if x is None else f"{x:.6g}"
+
+
+def _print_story(s: Story) -> None:
+    t = s.trial
+    style = OUTCOME_STYLE.get(t.outcome.value if t.outcome else "", "bold")
+    outcome = t.outcome.value if t.outcome else f"({t.status.value}, no outcome yet)"
+    console.print(f"[bold]{escape(t.trial_id)}[/]  [{style}]{outcome}[/]", highlight=False)
+    console.print(f"task {escape(t.task)} ({t.level}) · agent {escape(t.agent)} · seed {t.seed} · "
+                  f"sandbox {t.sandbox}{'' if t.isolated else ' (NO isolation)'}", highlight=False)
+    if s.claim:
+        console.print(f"claim: {escape(s.claim)}" + (f" ({escape(s.where)})" if s.where else ""), highlight=False)
+    console.print(f"target: {escape(s.metric or '?')} = {_value(s.target)}"
+                  + (f" ({s.direction})" if s.direction else "")
+                  + (f"; accepted where {escape(s.criteria)}" if s.criteria else ""), highlight=False)
+    for w in t.warnings:
+        console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
+    if t.error:
+        console.print(f"[yellow]error:[/] {escape(t.error)}", highlight=False)
+    if t.note:
+        console.print(f"note: {escape(t.note)}", highlight=False)
+
+    timeline = Table(title="timeline (recorded commands and harness notes)", title_justify="left")
+    timeline.add_column("#", justify="right", no_wrap=True)
+    timeline.add_column("phase", no_wrap=True, min_width=6)
+    timeline.add_column("command", overflow="fold", ratio=1)
+    timeline.add_column("exit", justify="right", no_wrap=True, min_width=4)
+    timeline.add_column("seconds", justify="right", no_wrap=True, min_width=7)
+    for step in s.steps:
+        if step.kind == "command":
+            code = "killed" if step.exit_code is None else str(step.exit_code)
+            code += " (timed out)" if step.timed_out else ""
+            what = (f"({step.role}) " if step.role else "") + step.what + (
+                f" [{step.programs} programs]" if step.programs else "")
+            timeline.add_row(str(step.id), step.phase, escape(what), code, f"{step.seconds:.2f}")
+        else:
+            timeline.add_row(str(step.id), step.phase, f"[yellow]{escape(step.what)}[/]", "", "")
+    console.print(timeline)
+    extra = [f"{s.model_calls} model call(s)"] if s.model_calls else []
+    extra += [f"{s.network_requests} network request(s)"] if s.network_requests else []
+    console.print("budget: " + " · ".join(budget_lines(t.budget) + extra), highlight=False)
+    if t.timings.get("total_s") is not None:
+        console.print(f"trial took {t.timings['total_s']:.2f} s, harness included", highlight=False)
+
+    if s.reexec is not None:
+        r = s.reexec
+        line = (f"re-execution ({r.mode}, {escape(r.script)}): " + (
+            f"exit {r.exit_code}{' (timed out)' if r.timed_out else ''} in {r.wall_s:.2f} s"
+            if r.ran else f"did not run: {escape(r.reason)}"))
+        if r.outputs:
+            line += f"; wrote {escape(', '.join(r.outputs[:5]))}"
+        console.print(line, highlight=False)
+        for name, sub in (("without the static files", r.ablation), ("with data and weights withheld", r.withheld),
+                          ("with data and weights scrambled", r.scrambled)):
+            if sub is not None:
+                console.print(f"  again {name}: " + (f"exit {sub.exit_code}" if sub.ran else
+                                                      f"did not run: {escape(sub.reason)}"), highlight=False)
+    else:
+        console.print("re-execution: none recorded", highlight=False)
+
+    v = s.verdict
+    if v is None:
+        console.print("verdict: none recorded", highlight=False)
+    else:
+        console.print(f"verdict ({escape(v.judge)}): [{OUTCOME_STYLE.get(v.outcome, 'bold')}]{v.outcome}[/]"
+                      f" · measured {_value(v.measured)} vs target {_value(v.target)} {escape(v.metric)}"
+                      + (f" · the agent's own results.json said {_value(v.agent_value)}"
+                         if v.agent_value is not None else ""), highlight=False)
+        console.print(f"reason: {escape(v.rationale)}", highlight=False)
+        if v.flags:
+            console.print(f"flags: {escape(', '.join(v.flags))}", highlight=False)
+        for c in v.citations:
+            console.print(f"  cites #{c.event_id}: {escape(c.why)} — {escape(s.cited.get(c.event_id, ''))}",
+                          highlight=False)
+    for p in s.problems:
+        console.print(f"[yellow]record:[/] {escape(p)}", highlight=False)
+
+
+def show(
+    trial_dir: Annotated[Path, typer.Argument(help="A trial folder: RUN_DIR/trials/ID.")],
+    json_out: Annotated[bool, typer.Option("--json", help="Print the story as JSON instead.")] = False,
+) -> None:
+    """Tell one trial's story: task and target, the commands run with exit codes and durations,
+    budget used, the re-execution, and the verdict with its reason, flags and cited events."""
+    try:
+        story = trial_story(trial_dir)
+    except NotATrial as e:
+        fail(str(e))
+    if json_out:
+        typer.echo(story.model_dump_json(indent=2))
+        return
+    _print_story(story)
