@@ -27,7 +27,10 @@ class UnknownAgent(ValueError):
 
 
 def make_agent(spec: str) -> Agent:
-    """Build an agent from 'name' or 'name:argument'."""
+    """Build an agent from 'name', 'name:argument', or either behind a label: 'mine=command:./x.sh'."""
+    from reclaim.agents.labels import split_label
+
+    spec = split_label(spec)[1]
     name, _, arg = spec.partition(":")
     if name in TOOLS:
         if arg:

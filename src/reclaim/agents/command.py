@@ -1,7 +1,14 @@
-"""Any executable as an agent: it runs in the sandbox with the task in its environment."""
+"""Any executable as an agent: it runs in the sandbox with the task in its environment.
+
+``command:PROGRAM ARGS``. PROGRAM may be a host file (its folder is bound read-only, so helpers
+beside it are there too), a host folder (bound read-only; it runs the folder's ``run.sh``), or a
+program of the sandbox (``python3``, ``bash``) whose first argument that names a host file is that
+file, resolved on the host: ``command:python3 agent.py`` runs ./agent.py from where reclaim was run.
+"""
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 
@@ -9,10 +16,18 @@ from reclaim.agents.base import AgentContext
 from reclaim.sandbox import Bind
 
 MOUNT = "/run/reclaim-agent"
+ENTRY = "run.sh"
+SCRIPT_SUFFIXES = (".sh", ".py", ".bash", ".js", ".rb", ".pl")
+INTERPRETER = {".sh": "bash", ".bash": "bash", ".py": "python3"}
+
+
+def _pathlike(word: str) -> bool:
+    return "/" in word or word.startswith((".", "~")) or word.endswith(SCRIPT_SUFFIXES)
 
 
 class CommandAgent:
-    """``command:PROGRAM ARGS``. A PROGRAM that is a host file is bound read-only into the sandbox."""
+    """``command:PROGRAM ARGS``; a host program that is missing or not runnable is refused here,
+    before any trial starts."""
 
     name = "command"
     needs_model = True
@@ -22,18 +37,63 @@ class CommandAgent:
         if not command.strip():
             raise ValueError("the command agent needs a program: --agent 'command:./my_agent.sh'")
         self.argv = shlex.split(command)
-        program = Path(self.argv[0]).expanduser()
-        self._host = program.resolve() if program.is_file() else None
+        self._folder: Path | None = None  # bound read-only at MOUNT/<name>
+        self._arg: int | None = None  # which argv entry is a host file inside that folder
+        self._file: Path | None = None
+        self._interpreter: str | None = None
+        first = Path(self.argv[0]).expanduser()
+        if first.is_dir():
+            entry = first / ENTRY
+            if not entry.is_file():
+                raise ValueError(f"command agent folder {self.argv[0]} has no {ENTRY}: put the agent's entry "
+                                 f"point there, or name the script: --agent 'command:{self.argv[0].rstrip('/')}/SCRIPT'")
+            self._take(0, entry.resolve())
+        elif first.is_file():
+            self._take(0, first.resolve())
+        elif _pathlike(self.argv[0]):
+            raise ValueError(f"command agent program {self.argv[0]} does not exist (looked in {Path.cwd()}); "
+                             "give its path from where you run reclaim")
+        else:  # a program of the sandbox: its script argument, if any, lives on the host
+            for i, word in enumerate(self.argv[1:], start=1):
+                if word.startswith("-"):
+                    continue
+                p = Path(word).expanduser()
+                if p.is_file():
+                    self._take(i, p.resolve())
+                elif _pathlike(word):
+                    raise ValueError(f"command agent script {word} does not exist (looked in {Path.cwd()}); "
+                                     "give its path from where you run reclaim")
+                break
+        if self._arg == 0 and self._file is not None and not os.access(self._file, os.X_OK):
+            self._interpreter = INTERPRETER.get(self._file.suffix)
+            if self._interpreter is None:
+                raise ValueError(f"command agent program {self._file} is not executable: chmod +x it, "
+                                 "or name its interpreter: --agent 'command:python3 SCRIPT'")
+
+    def canonical(self) -> str:
+        """The spec with its host file absolute, so that a trial run elsewhere (Slurm, --resume from
+        another folder) finds the same program."""
+        argv = list(self.argv)
+        if self._arg is not None and self._file is not None:
+            argv[self._arg] = str(self._file)
+        return "command:" + shlex.join(argv)
+
+    def _take(self, i: int, file: Path) -> None:
+        self._arg, self._file, self._folder = i, file, file.parent
 
     def binds(self) -> list[Bind]:
-        if self._host is None:
+        if self._folder is None:
             return []
-        return [Bind(self._host, f"{MOUNT}/{self._host.name}")]
+        return [Bind(self._folder, f"{MOUNT}/{self._folder.name or 'agent'}")]
 
     def run(self, ctx: AgentContext) -> None:
         argv = list(self.argv)
-        if self._host is not None:
-            argv[0] = ctx.recorder.sandbox.inside(self._host)
-            if not (self._host.stat().st_mode & 0o111):
-                argv = ["bash" if self._host.suffix == ".sh" else "python3"] + argv
+        if self._folder is not None and self._file is not None and self._arg is not None:
+            where = ctx.recorder.sandbox.inside(self._folder)
+            argv[self._arg] = f"{where}/{self._file.relative_to(self._folder).as_posix()}"
+            if self._interpreter is not None:
+                argv = [self._interpreter, *argv]
+        # no exit status is read as "could not start": the program is the agent's, and an agent that
+        # exits 127 on purpose must not turn its failure into a harness error; what can be checked
+        # (the host file is there and runnable) is checked before the run, in __init__
         ctx.recorder.run(argv, env=ctx.env())

@@ -27,6 +27,18 @@ JudgePrices = Annotated[Optional[Path], typer.Option(help="YAML: model -> {input
 JudgeCache = Annotated[Optional[Path], typer.Option(help="Verdict cache folder (default ~/.cache/reclaim/judge).")]
 
 
+_FLAGS = {"name": "--judge", "model": "--judge-model", "base_url": "--judge-base-url", "samples": "--judge-samples",
+          "max_evidence_tokens": "--judge-max-tokens", "prices_file": "--judge-prices", "cache_dir": "--judge-cache"}
+
+
+def _option_problem(x: dict) -> str:
+    field = str(x["loc"][0]) if x.get("loc") else ""
+    flag = _FLAGS.get(field, field)
+    if field == "name":
+        return f"--judge {x.get('input')!r}: unknown judge; choose one of {', '.join(JUDGES)}"
+    return f"{flag} {x.get('input')!r}: {x.get('msg', 'not accepted')}"
+
+
 def judge_config(name: str, model: str | None, base_url: str | None, samples: int, tokens: int,
                  prices: Path | None, cache: Path | None) -> JudgeConfig:
     try:
@@ -34,7 +46,11 @@ def judge_config(name: str, model: str | None, base_url: str | None, samples: in
                              max_evidence_tokens=tokens, prices_file=str(prices) if prices else None,
                              cache_dir=str(cache) if cache else None)
         make_judge(config)  # fails now, clearly, on a missing model or key
-    except (ValidationError, ValueError) as e:
+    except ValidationError as e:  # in words: the option and what it takes, no pydantic link
+        say = "; ".join(_option_problem(x) for x in e.errors(include_url=False))
+        err.print(f"[bold red]error:[/] {say}", highlight=False)
+        raise typer.Exit(2) from None
+    except ValueError as e:
         err.print(f"[bold red]error:[/] judge: {e}", highlight=False)
         raise typer.Exit(2) from None
     return config

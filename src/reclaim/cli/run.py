@@ -32,12 +32,20 @@ from reclaim.cli.reports import show_report
 from reclaim.cli.resume import refuse_plan_options, run_to_resume
 from reclaim.gateway import Upstreams
 from reclaim.report import FORMATS
-from reclaim.runner.run import DEFAULT_AGENTS, RunError, RunOptions, execute, plan_run
+from reclaim.runner.preflight import check_format, describe
+from reclaim.runner.run import (
+    DEFAULT_AGENTS,
+    RunError,
+    RunOptions,
+    check_run,
+    execute,
+    plan_run,
+)
 from reclaim.runner.run import Progress as RunProgress
 from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.sandbox import BACKENDS, PROCESS_WARNING, check_backend, default_backend
 from reclaim.spec import Level, SpecError
-from reclaim.store import MAX_RETRIES, RunDir, TrialRecord
+from reclaim.store import MAX_RETRIES, Outcome, RunDir, Status, TrialRecord
 from reclaim.suites import resolve_suite
 
 OUTCOME_STYLE = {"reproduced": "green", "not_reproduced": "yellow", "budget_exhausted": "magenta",
@@ -99,13 +107,19 @@ def run_with_display(rd: RunDir, fmt: str, executor: str | None = None) -> None:
             raise typer.Exit(130) from None
     ui_for(fmt).print(f"run directory: [bold]{rd.path}[/]")
     show_report(rd, fmt, records)
+    errors = [r for r in records if r.outcome == Outcome.error or r.status == Status.error]
+    if errors:  # exit 1: some trials say nothing about their agent; the reasons are in the report
+        err.print(f"{len(errors)} trial{'s' * (len(errors) != 1)} ended in error (the harness's or the "
+                  f"set-up's, not the agent's); see their reasons above or in trial.json")
+        raise typer.Exit(1)
 
 
 def run(
     ctx: typer.Context,
     suite: Annotated[Optional[str], typer.Option(help="Suite folder, or the name of a bundled suite.")] = None,
     agent: Annotated[Optional[list[str]], typer.Option(
-        help=f"Agent to evaluate, repeatable: {', '.join(AGENTS)}; 'command:PROGRAM ARGS' runs your own.")] = None,
+        help=f"Agent to evaluate, repeatable: {', '.join(AGENTS)}; 'command:PROGRAM ARGS' runs your own "
+             "(a script, a folder with run.sh, or 'python3 agent.py'); NAME=SPEC names it, e.g. mine=command:./a.sh.")] = None,
     level: Annotated[Optional[list[Level]], typer.Option(help="Only tasks posed at this level; repeatable.")] = None,
     task: Annotated[Optional[list[str]], typer.Option(help="Only this task id; repeatable.")] = None,
     seeds: Annotated[int, typer.Option(help="Trials per (task, agent).")] = 1,
@@ -145,8 +159,15 @@ def run(
         help="Finish an interrupted run: its folder, or its id in the runs root. Keeps the run's plan; "
              "takes only --executor, --suite (moved, same tasks) and --format.")] = None,
     format: Annotated[str, typer.Option("--format", help=f"Report format: {', '.join(FORMATS)}.")] = "table",
+    dry_run: Annotated[bool, typer.Option(
+        help="Check everything (options, agents, upstreams, materials) and print the plan; run nothing, write nothing.")] = False,
 ) -> None:
-    """Run agents on a suite, judge every trial, and print the report. No arguments: the demo."""
+    """Run agents on a suite, judge every trial, and print the report. No arguments: the demo.
+
+    Exit status: 0 every trial finished without error; 1 some ended in error; 2 bad usage or a
+    failed preflight (nothing ran); 130 interrupted (resume with --resume)."""
+    if (why := check_format(format)) is not None:
+        fail(why)
     if resume is not None:
         refuse_plan_options(ctx)
         rd = run_to_resume(resume, suite, runs_root)
@@ -167,9 +188,20 @@ def run(
                           executor=executor or "local", max_retries=max_retries, image=image,
                           offline=offline, materials_cache=materials_cache,
                           slurm=SlurmOptions(partition=slurm_partition, account=slurm_account), upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
-        rd = plan_run(opts)
+        checked = check_run(opts)
+        for w in checked.warnings:
+            err.print(f"[yellow]warning:[/] {w}", highlight=False)
+        if dry_run:
+            for line in describe(opts, checked.tasks, opts.judge.label, opts.sandbox):
+                console.print(line, highlight=False)
+            console.print("dry run: every check passed; nothing was run or written", highlight=False)
+            return
+        rd = plan_run(opts, checked)
     except (RunError, SpecError, FileNotFoundError, ValueError) as e:
         fail(str(e))
+    except KeyboardInterrupt:
+        err.print("\ninterrupted before the first trial; nothing ran")
+        raise typer.Exit(130) from None
     spec = rd.spec()
     ui_for(format).print(f"run [bold]{spec.run_id}[/]: suite {spec.suite_name} {spec.suite_version}, "
                   f"{len(spec.tasks)} tasks × {len(spec.agents)} agents × {len(spec.seeds)} seeds, "

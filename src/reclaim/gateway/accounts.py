@@ -28,6 +28,9 @@ class Account:
     usd: float = 0.0
     calls: int = 0
     exhausted: bool = False
+    upstream_failures: int = 0
+    """Calls the upstream never answered, or refused for its key (401): the set-up's fault, not the agent's."""
+    upstream_reason: str = ""
     pending: list = field(default_factory=list, repr=False)
     in_flight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -60,6 +63,9 @@ class Account:
         """Keep the call's bodies under the trial's records/, put it in the trace, and charge the budget."""
         with self._lock:
             self.calls += 1
+            if (error or "").startswith("upstream unreachable") or status == 401:
+                self.upstream_failures += 1
+                self.upstream_reason = (error or f"HTTP {status}: {response[:200].decode('utf-8', 'replace')}")[:300]
             n = self.calls
             self.tokens += tokens_in + tokens_out
             self.usd += cost_usd or 0.0

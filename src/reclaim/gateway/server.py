@@ -210,7 +210,7 @@ class Gateway:
                 elif meter is None:
                     error = bytes(raw[:500]).decode("utf-8", "replace")
         except (aiohttp.ClientError, asyncio.TimeoutError) as e:
-            error = f"upstream unreachable: {type(e).__name__}: {e}"
+            error = f"upstream unreachable: {str(e).strip() or 'no answer in time'}"
             if not resp.prepared:
                 resp = _error(protocol, 502, "upstream_error", f"reclaim gateway: {error}")
         if meter is not None:  # a stream, whole or cut off: its usage, or an estimate

@@ -20,6 +20,7 @@ from reclaim.judge import JudgeConfig, make_judge
 from reclaim.materials import MaterialCache, MaterialsError, prefetch
 from reclaim.materials.cache import default_root as materials_root
 from reclaim.materials.environment import envs_root
+from reclaim.runner import preflight
 from reclaim.runner.attempts import clear, needs_run
 from reclaim.runner.network import index_env
 from reclaim.runner.resources import time_limit
@@ -76,14 +77,26 @@ def new_run_id() -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
-def plan_run(opts: RunOptions) -> RunDir:
-    """Check everything that can be checked before a trial starts, then write run.json."""
+@dataclass
+class Checked:
+    """A plan that passed preflight: what plan_run writes, or --dry-run prints."""
+
+    suite: Suite
+    tasks: list
+    cache: MaterialCache
+    warnings: list[str]
+
+
+def plan_run(opts: RunOptions, checked: Checked | None = None) -> RunDir:
+    """Check everything that can be checked before a trial starts (check_run, unless done), then write run.json."""
+    checked = checked or check_run(opts)
+    return _write_plan(opts, checked.suite, checked.tasks, checked.cache)
+
+
+def check_run(opts: RunOptions) -> Checked:
+    """Every option, agent and judge checked and every agent's prerequisites probed (runner/preflight.py);
+    writes nothing. RunError names each problem and its fix."""
     suite = load_suite(opts.suite)
-    for a in opts.agents:
-        try:
-            make_agent(a)
-        except ValueError as e:
-            raise RunError(str(e)) from None
     try:
         make_judge(opts.judge)
     except ValueError as e:
@@ -109,12 +122,20 @@ def plan_run(opts: RunOptions) -> RunDir:
         discover(opts.gpus)
     except GpuError as e:
         raise RunError(str(e)) from None
+    try:
+        warnings = preflight.check(opts, tasks)
+    except preflight.PreflightError as e:
+        raise RunError(str(e)) from None
     cache = MaterialCache(opts.materials_cache, offline=opts.offline)
     for t in tasks:  # every material fetched and verified before any trial starts: a bad pin costs seconds
         try:
             prefetch(t, cache)
         except MaterialsError as e:
             raise RunError(str(e)) from None
+    return Checked(suite, tasks, cache, warnings)
+
+
+def _write_plan(opts: RunOptions, suite: Suite, tasks: list, cache: MaterialCache) -> RunDir:
     keep_records(opts.private)
     root = runs_root(opts.runs_root).resolve()
     run_id = new_run_id() if opts.run_dir is None else Path(opts.run_dir).name

@@ -140,7 +140,7 @@ def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> Trial
         trace.emit(Note, phase="agent", level="warning", message=f"skipped: {e}")
     except Exception as e:  # a harness failure: keep the record, blame no one
         rec.status, rec.outcome = Status.error, Outcome.error
-        rec.error = f"{type(e).__name__}: {e}"
+        rec.error = failure_reason(e)
         trace.emit(Note, phase="setup", level="error", message=traceback.format_exc()[-4000:])
     finally:
         rec.timings = {k: round(v, 4) for k, v in timer.seconds.items()}
@@ -214,6 +214,19 @@ def _disk_full(guard: DiskGuard, trace: TraceWriter, phase: str) -> bool:
     if not guard.caused_by_trial:
         raise DiskFull(f"the disk filled up under this trial, not by its own files: {guard.detail}")
     return True
+
+
+class ModelUnreachable(Exception):
+    """Every model call of the agent's failed upstream (unreachable, or the key refused): the set-up's fault."""
+
+
+def failure_reason(e: BaseException) -> str:
+    """A harness failure in words for trial.json: the message of our own errors and the system's,
+    and for anything unexpected, a line that says where the traceback is (never a class name alone)."""
+    text = str(e).strip()
+    if text and (type(e).__module__.startswith("reclaim") or isinstance(e, (OSError, ValueError, RuntimeError))):
+        return text
+    return f"unexpected failure in the harness ({text or 'no message'}); the traceback is in trace.jsonl"
 
 
 class DiskFull(Exception):
@@ -305,6 +318,10 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                 if account.exhausted:
                     rec.status = Status.budget_exhausted
     _disk_full(guard, trace, "agent")
+    if account is not None and account.calls and account.upstream_failures == account.calls:
+        raise ModelUnreachable(f"the agent could not reach its model: every one of its {account.calls} call(s) "
+                               f"failed upstream ({account.upstream_reason}); check --openai-base-url or "
+                               "$OPENAI_BASE_URL and $OPENAI_API_KEY (--anthropic-base-url, $ANTHROPIC_API_KEY)")
     if monitor.disk_exceeded or guard.full:
         rec.status = Status.budget_exhausted
     _note_links(ws, box.workspace_inside, trace)
