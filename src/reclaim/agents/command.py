@@ -8,8 +8,11 @@ file, resolved on the host: ``command:python3 agent.py`` runs ./agent.py from wh
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
+import shutil
+import tempfile
 from pathlib import Path
 
 from reclaim.agents.base import AgentContext
@@ -23,6 +26,41 @@ INTERPRETER = {".sh": "bash", ".bash": "bash", ".py": "python3"}
 
 def _pathlike(word: str) -> bool:
     return "/" in word or word.startswith((".", "~")) or word.endswith(SCRIPT_SUFFIXES)
+
+
+def _open_to_all(folder: Path) -> bool:
+    """Whether any user can read the folder's files (the sandbox may run as an unprivileged one)."""
+    if any(not (p.stat().st_mode & 0o001) for p in [folder, *folder.parents]):
+        return False
+    return all(p.stat().st_mode & 0o004 for p in folder.rglob("*") if not p.is_symlink())
+
+
+def _readable(folder: Path) -> Path:
+    """The folder itself where every user can read it, else a copy that they can (made once, by
+    content): a sandbox that runs as an unprivileged user must be able to read the agent's files."""
+    if _open_to_all(folder):
+        return folder
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    h = hashlib.sha256(str(folder).encode())
+    for p in files:
+        h.update(f"{p.relative_to(folder)}\0{p.stat().st_mtime_ns}\0{p.stat().st_size}\0".encode())
+    dest = Path(tempfile.gettempdir()) / f"reclaim-agent-{os.getuid()}" / h.hexdigest()[:20] / (folder.name or "agent")
+    if not dest.is_dir():
+        part = dest.with_name(dest.name + f".{os.getpid()}.part")
+        shutil.rmtree(part, ignore_errors=True)
+        shutil.copytree(folder, part, symlinks=True)
+        for p in [part, *part.rglob("*")]:
+            if not p.is_symlink():
+                p.chmod(0o755 if p.is_dir() or p.stat().st_mode & 0o100 else 0o644)
+        for d in dest.parents:
+            if d == Path(tempfile.gettempdir()):
+                break
+            d.chmod(0o755)
+        try:
+            part.rename(dest)
+        except OSError:  # another trial made it first
+            shutil.rmtree(part, ignore_errors=True)
+    return dest
 
 
 class CommandAgent:
@@ -84,12 +122,13 @@ class CommandAgent:
     def binds(self) -> list[Bind]:
         if self._folder is None:
             return []
-        return [Bind(self._folder, f"{MOUNT}/{self._folder.name or 'agent'}")]
+        self._source = _readable(self._folder)
+        return [Bind(self._source, f"{MOUNT}/{self._folder.name or 'agent'}")]
 
     def run(self, ctx: AgentContext) -> None:
         argv = list(self.argv)
         if self._folder is not None and self._file is not None and self._arg is not None:
-            where = ctx.recorder.sandbox.inside(self._folder)
+            where = ctx.recorder.sandbox.inside(getattr(self, "_source", self._folder))
             argv[self._arg] = f"{where}/{self._file.relative_to(self._folder).as_posix()}"
             if self._interpreter is not None:
                 argv = [self._interpreter, *argv]
