@@ -1,41 +1,86 @@
-"""The `reclaim` command: parsing and display only; the work happens in the pipeline packages."""
+"""The `reclaim` command: parsing and display only; the work happens in the pipeline packages.
 
-from __future__ import annotations
+Commands are registered by import path and imported only when invoked, so that `reclaim --help`
+and light commands start without loading model clients, the gateway or the runner.
+"""
 
 from typing import Annotated
 
+import click
 import typer
 
-from reclaim import __version__
-from reclaim.cli.agents import agents_app
-from reclaim.cli.common import console
-from reclaim.cli.judging import judge, judge_eval
-from reclaim.cli.materials import materials_app
-from reclaim.cli.reports import report
-from reclaim.cli.run import run
-from reclaim.cli.runs import index_app, runs
-from reclaim.cli.show import show
-from reclaim.cli.tasks import tasks_app
+from reclaim.cli.helpstyle import CONTEXT, polish
 
-app = typer.Typer(help="reclaim: can AI agents reproduce published research results?",
-                  no_args_is_help=False, add_completion=False, pretty_exceptions_enable=False)
-app.command()(run)
-app.command()(report)
-app.command()(runs)
-app.command()(show)
-app.add_typer(tasks_app, name="tasks")
-app.add_typer(materials_app, name="materials")
-app.add_typer(agents_app, name="agents")
-app.add_typer(index_app, name="index")
-app.command("judge")(judge)
-app.command("judge-eval")(judge_eval)
+# name -> ("module:attribute", short help shown in `reclaim --help`). One line per command;
+# the attribute is a typer command function or a typer.Typer sub-app.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("reclaim.cli.run:run", "Run agents on a suite, judge every trial, and print the report."),
+    "report": ("reclaim.cli.reports:report", "Show the report of a run (finished or not)."),
+    "runs": ("reclaim.cli.runs:runs", "List the runs in the runs root's index."),
+    "show": ("reclaim.cli.show:show", "Tell one trial's story: commands, budget, re-execution, verdict."),
+    "judge": ("reclaim.cli.judging:judge", "Judge the finished trials of a run again."),
+    "judge-eval": ("reclaim.cli.judging:judge_eval", "Score a judge against gold-labelled trials."),
+    "tasks": ("reclaim.cli.tasks:tasks_app", "List, validate and create tasks of a suite."),
+    "materials": ("reclaim.cli.materials:materials_app", "Fetch released materials and papers into the cache."),
+    "agents": ("reclaim.cli.agents:agents_app", "The agents reclaim can run; install third-party ones."),
+    "index": ("reclaim.cli.runs:index_app", "The SQLite index over run directories."),
+}
+
+
+def load_command(name: str) -> click.Command:
+    """Import one registered command and turn it into a click command named `name`."""
+    import importlib
+
+    module, _, attr = COMMANDS[name][0].partition(":")
+    obj = getattr(importlib.import_module(module), attr)
+    if isinstance(obj, typer.Typer):
+        cmd = typer.main.get_group(obj)
+    else:
+        holder = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+        holder.command(name)(obj)
+        cmd = typer.main.get_command(holder)
+    cmd.name = name
+    return polish(cmd)
+
+
+class LazyGroup(typer.core.TyperGroup):
+    """The top-level group: lists commands from the registry, imports one only to run it."""
+
+    _listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        if self._listing:  # top-level help: name and short help, nothing imported
+            return click.Command(cmd_name, short_help=COMMANDS[cmd_name][1])
+        if cmd_name not in self.commands:
+            self.commands[cmd_name] = load_command(cmd_name)
+        return self.commands[cmd_name]
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            polish(self)
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+app = typer.Typer(cls=LazyGroup, help="reclaim: can AI agents reproduce published research results?",
+                  no_args_is_help=False, add_completion=False, pretty_exceptions_enable=False,
+                  context_settings=CONTEXT)
 
 
 @app.callback(invoke_without_command=True)
 def main(ctx: typer.Context,
          version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False) -> None:
     if version:
-        console.print(f"reclaim {__version__}")
+        from reclaim import __version__
+
+        typer.echo(f"reclaim {__version__}")
         raise typer.Exit()
     if ctx.invoked_subcommand is None:
-        console.print(ctx.get_help())
+        typer.echo(ctx.get_help())
