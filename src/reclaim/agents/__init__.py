@@ -2,24 +2,52 @@
 
 from __future__ import annotations
 
-from reclaim.agents.adversarial import CopyPaperAgent, OverclaimAgent, PartialAgent
-from reclaim.agents.base import Agent, AgentContext
-from reclaim.agents.baselines import FabricateAgent, NopAgent, ReferenceAgent
-from reclaim.agents.command import CommandAgent
-from reclaim.agents.external import TOOLS, ExternalAgent, availability
-from reclaim.agents.llm import LLMAgent
+import importlib
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    from reclaim.agents.base import Agent
+
+# name -> (what it does, "module:Class"); a class is imported only when an agent is made, so
+# listing agents (and every command that only names them) never loads a model client.
 AGENTS = {
-    "nop": ("does nothing; the floor", NopAgent),
-    "reference": ("runs the task's reference solution; the ceiling", ReferenceAgent),
-    "fabricate": ("writes the paper's number without computing it; must never pass", FabricateAgent),
-    "copy-paper": ("greps the paper's number at run time and writes it; must never pass", CopyPaperAgent),
-    "overclaim": ("runs a weakened experiment, claims the paper's number; must never pass", OverclaimAgent),
-    "partial": ("runs a weakened experiment and reports it honestly; must not pass", PartialAgent),
+    "nop": ("does nothing; the floor", "reclaim.agents.baselines:NopAgent"),
+    "reference": ("runs the task's reference solution; the ceiling", "reclaim.agents.baselines:ReferenceAgent"),
+    "fabricate": ("writes the paper's number without computing it; must never pass",
+                  "reclaim.agents.baselines:FabricateAgent"),
+    "copy-paper": ("greps the paper's number at run time and writes it; must never pass",
+                   "reclaim.agents.adversarial:CopyPaperAgent"),
+    "overclaim": ("runs a weakened experiment, claims the paper's number; must never pass",
+                  "reclaim.agents.adversarial:OverclaimAgent"),
+    "partial": ("runs a weakened experiment and reports it honestly; must not pass",
+                "reclaim.agents.adversarial:PartialAgent"),
     "llm": ("the built-in tool-calling agent over the gateway: --agent llm --model NAME "
-            "(options: 'llm:protocol=anthropic,stream=1,steps=40')", LLMAgent),
-    "command": ("runs your program in the sandbox: --agent 'command:./my_agent.sh'", CommandAgent),
+            "(options: 'llm:protocol=anthropic,stream=1,steps=40')", "reclaim.agents.llm:LLMAgent"),
+    "command": ("runs your program in the sandbox: --agent 'command:./my_agent.sh'",
+                "reclaim.agents.command:CommandAgent"),
 }
+
+# Public names, imported on first use: `from reclaim.agents import CommandAgent` still works.
+_LAZY = {
+    "Agent": "reclaim.agents.base", "AgentContext": "reclaim.agents.base",
+    "CommandAgent": "reclaim.agents.command", "LLMAgent": "reclaim.agents.llm",
+    "NopAgent": "reclaim.agents.baselines", "ReferenceAgent": "reclaim.agents.baselines",
+    "FabricateAgent": "reclaim.agents.baselines", "CopyPaperAgent": "reclaim.agents.adversarial",
+    "OverclaimAgent": "reclaim.agents.adversarial", "PartialAgent": "reclaim.agents.adversarial",
+    "TOOLS": "reclaim.agents.external", "ExternalAgent": "reclaim.agents.external",
+    "availability": "reclaim.agents.external",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'reclaim.agents' has no attribute '{name}'")
+
+
+def agent_class(name: str) -> type:
+    module, _, cls = AGENTS[name][1].partition(":")
+    return getattr(importlib.import_module(module), cls)
 
 
 class UnknownAgent(ValueError):
@@ -28,6 +56,7 @@ class UnknownAgent(ValueError):
 
 def make_agent(spec: str) -> Agent:
     """Build an agent from 'name', 'name:argument', or either behind a label: 'mine=command:./x.sh'."""
+    from reclaim.agents.external import TOOLS, ExternalAgent
     from reclaim.agents.labels import split_label
 
     spec = split_label(spec)[1]
@@ -38,7 +67,7 @@ def make_agent(spec: str) -> Agent:
         return ExternalAgent(TOOLS[name])
     if name not in AGENTS:
         raise UnknownAgent(f"unknown agent '{name}'; choose one of {', '.join([*AGENTS, *TOOLS])}")
-    cls = AGENTS[name][1]
+    cls = agent_class(name)
     if name in ("command", "llm"):
         try:
             return cls(arg)
@@ -51,6 +80,8 @@ def make_agent(spec: str) -> Agent:
 
 def listing() -> list[tuple[str, bool, str]]:
     """(name, available here, description or how to install) for every agent."""
+    from reclaim.agents.external import TOOLS, availability
+
     rows = [(name, True, desc) for name, (desc, _) in AGENTS.items()]
     for name, tool in TOOLS.items():
         ok, detail = availability(tool)

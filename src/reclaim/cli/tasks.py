@@ -12,18 +12,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from reclaim.cli.validation import (
-    failure_report,
-    measured_vs_criteria,
-    task_warnings,
-    verdict_of,
-)
-from reclaim.runner.run import RunError, RunOptions, execute, plan_run
-from reclaim.sandbox import check_backend, default_backend
 from reclaim.spec import Level, SpecError, load_suite
 from reclaim.spec.load import unlisted_tasks
-from reclaim.store import Outcome
 from reclaim.suites import resolve_suite
+
+# `tasks list` stays quick: the judge, runner and sandbox are imported by the commands that run things.
 
 tasks_app = typer.Typer(help="List and validate task suites.")
 console = Console(soft_wrap=True)  # paths and numbers stay on one line, whatever the width
@@ -81,6 +74,9 @@ def validate(
         err.print(f"[bold red]{len(e.problems)} problem(s)[/] in {resolve_suite(suite)}")
         raise typer.Exit(1) from None
     console.print(f"[green]✓[/] {s.meta.name} {s.meta.version}: {len(s.tasks)} tasks, specs valid")
+    from reclaim.cli.validation import task_warnings
+    from reclaim.sandbox import check_backend, default_backend
+
     warned = 0
     for name in unlisted_tasks(s.dir, s.meta):  # a folder the tasks: list leaves out is skipped silently
         warned += 1
@@ -105,6 +101,8 @@ def validate(
 def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int) -> None:
     """Each reference (must reproduce) and weakened experiment (the partial agent: must miss),
     through the real harness, in a folder of its own."""
+    from reclaim.runner.run import RunError, RunOptions, execute, plan_run
+
     tasks = [t for t in s.tasks if t.spec.reference is not None]
     if not tasks:
         console.print("[yellow]![/] no task has a reference solution: nothing to run")
@@ -138,6 +136,9 @@ def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int) -> None:
 
 def _report(rd, records, weak, warned: int) -> bool:
     """Print each task's result; True when any task failed."""
+    from reclaim.cli.validation import failure_report, measured_vs_criteria, verdict_of
+    from reclaim.store import Outcome
+
     by = {(r.task, r.agent): r for r in records}
     scripts = {t.id: f"{t.spec.reference.path}/{t.spec.reference.weakened}" for t in weak}
     bad_ref = bad_weak = 0
