@@ -128,7 +128,7 @@ def test_an_error_then_an_answer_ends_with_the_answer(tmp_path, server, sandbox_
     assert report["levels"]["run"]["agents"]["reference"]["trials"] == 1
     md = subprocess.run(RECLAIM + ["report", str(rd.path), "--format", "markdown"],
                         capture_output=True, text=True).stdout
-    assert "1 of 1 trials in 2 attempts (1 retries, 1 harness errors)" in md
+    assert "1 of 1 trial in 2 attempts (1 retry, 1 harness error)" in md
 
 
 def test_max_retries_sets_the_bound_for_the_run_and_its_resumes(tmp_path, server, sandbox_name):
