@@ -28,34 +28,41 @@ def _pathlike(word: str) -> bool:
     return "/" in word or word.startswith((".", "~")) or word.endswith(SCRIPT_SUFFIXES)
 
 
-def _open_to_all(folder: Path) -> bool:
+def _entries(folder: Path, deep: bool) -> list[Path]:
+    return sorted(folder.rglob("*") if deep else folder.iterdir())
+
+
+def _open_to_all(folder: Path, deep: bool) -> bool:
     """Whether any user can read the folder's files (the sandbox may run as an unprivileged one)."""
     if any(not (p.stat().st_mode & 0o001) for p in [folder, *folder.parents]):
         return False
-    return all(p.stat().st_mode & 0o004 for p in folder.rglob("*") if not p.is_symlink())
+    return all(p.stat().st_mode & 0o004 for p in _entries(folder, deep) if not p.is_symlink())
 
 
-def _readable(folder: Path) -> Path:
+def _readable(folder: Path, deep: bool) -> Path:
     """The folder itself where every user can read it, else a copy that they can (made once, by
-    content): a sandbox that runs as an unprivileged user must be able to read the agent's files."""
-    if _open_to_all(folder):
+    content): a sandbox that runs as an unprivileged user must be able to read the agent's files.
+    A folder agent is copied whole (``deep``); a script's folder, only the files beside the script
+    (it may be any folder, runs and suites in it)."""
+    if _open_to_all(folder, deep):
         return folder
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
-    h = hashlib.sha256(str(folder).encode())
+    files = [p for p in _entries(folder, deep) if p.is_file() and not p.is_symlink()]
+    h = hashlib.sha256(f"{folder}\0{deep}".encode())
     for p in files:
         h.update(f"{p.relative_to(folder)}\0{p.stat().st_mtime_ns}\0{p.stat().st_size}\0".encode())
     dest = Path(tempfile.gettempdir()) / f"reclaim-agent-{os.getuid()}" / h.hexdigest()[:20] / (folder.name or "agent")
     if not dest.is_dir():
-        part = dest.with_name(dest.name + f".{os.getpid()}.part")
-        shutil.rmtree(part, ignore_errors=True)
-        shutil.copytree(folder, part, symlinks=True)
-        for p in [part, *part.rglob("*")]:
-            if not p.is_symlink():
-                p.chmod(0o755 if p.is_dir() or p.stat().st_mode & 0o100 else 0o644)
-        for d in dest.parents:
-            if d == Path(tempfile.gettempdir()):
-                break
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        for d in (dest.parent, dest.parent.parent):
             d.chmod(0o755)
+        part = Path(tempfile.mkdtemp(prefix=".part-", dir=dest.parent))  # one per thread and process
+        for p in files:
+            to = part / p.relative_to(folder)
+            to.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(p, to)
+        for p in [part, *part.rglob("*")]:
+            src = folder / p.relative_to(part)
+            p.chmod(0o755 if p.is_dir() or (src.exists() and src.stat().st_mode & 0o100) else 0o644)
         try:
             part.rename(dest)
         except OSError:  # another trial made it first
@@ -79,6 +86,7 @@ class CommandAgent:
         self._arg: int | None = None  # which argv entry is a host file inside that folder
         self._file: Path | None = None
         self._interpreter: str | None = None
+        self._whole = False  # a folder agent: the whole tree; else the files beside the script
         first = Path(self.argv[0]).expanduser()
         if first.is_dir():
             entry = first / ENTRY
@@ -86,6 +94,7 @@ class CommandAgent:
                 raise ValueError(f"command agent folder {self.argv[0]} has no {ENTRY}: put the agent's entry "
                                  f"point there, or name the script: --agent 'command:{self.argv[0].rstrip('/')}/SCRIPT'")
             self._take(0, entry.resolve())
+            self._whole = True
         elif first.is_file():
             self._take(0, first.resolve())
         elif _pathlike(self.argv[0]):
@@ -122,7 +131,7 @@ class CommandAgent:
     def binds(self) -> list[Bind]:
         if self._folder is None:
             return []
-        self._source = _readable(self._folder)
+        self._source = _readable(self._folder, deep=self._whole)
         return [Bind(self._source, f"{MOUNT}/{self._folder.name or 'agent'}")]
 
     def run(self, ctx: AgentContext) -> None:
