@@ -14,7 +14,14 @@ from conftest import task_yaml, write_suite
 from scripted_openai import Reply, ScriptedOpenAI
 
 from reclaim.judge import JudgeConfig
-from reclaim.runner.run import RunError, RunOptions, execute, load_run_suite, make_settings, plan_run
+from reclaim.runner.run import (
+    RunError,
+    RunOptions,
+    execute,
+    load_run_suite,
+    make_settings,
+    plan_run,
+)
 from reclaim.runner.trial import run_trial
 from reclaim.store import RunDir
 
@@ -60,7 +67,7 @@ def test_a_failing_judge_is_tried_three_times_all_kept_and_resume_does_not_try_a
                                     "--judge", "llm", "--judge-model", "scripted", "--judge-base-url", server.url,
                                     "--judge-cache", str(tmp_path / "cache"), "--run-dir", str(run_dir),
                                     "--format", "json"], capture_output=True, text=True, env=env)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 1, res.stderr  # the trial ended in error: exit 1
     assert _calls(server) == 3
     assert res.stderr.count("running it again") == 2
     kept = sorted(p.name for p in (run_dir / "retried").iterdir())
@@ -80,7 +87,7 @@ def test_a_failing_judge_is_tried_three_times_all_kept_and_resume_does_not_try_a
     final = (run_dir / "trials" / TID / "trial.json").read_text()
     res = subprocess.run(RECLAIM + ["run", "--resume", str(run_dir), "--format", "json"],
                          capture_output=True, text=True, env=env)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 1, res.stderr  # still in error
     assert _calls(server) == 3  # the bound is spent: not run again
     assert (run_dir / "trials" / TID / "trial.json").read_text() == final
     assert len(list((run_dir / "retried").iterdir())) == 2 and not (run_dir / "interrupted").exists()
