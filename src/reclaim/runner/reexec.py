@@ -108,9 +108,9 @@ class Reexec:
         # it rewrote or deleted is named in the scope and read from the trial's workspace/
         same = {p for p in outputs if p in before and _code(dest, p) and _digest(dest, p) == _digest(ws, p)}
         rewritten = [p for p in before if (p not in after or p in outputs) and p not in same and _code(ws, p)
-                     and self.provided.get(p) != _digest(ws, p)]
+                     and not self._released_as_is(ws, p)]
         candidates = [p for p in before if p in after and (p not in outputs or p in same)
-                      and self.provided.get(p) != _digest(ws, p)]
+                      and not self._released_as_is(ws, p)]
         # decided on the workspace as the agent left it: what the re-run read, where it left a file
         # as it was, and the agent's own version of each program the re-run rewrote
         scope = agent_sources(ws, [*candidates, *rewritten], self._trace(), entry=script, package_file=_proxy_copy,
@@ -122,6 +122,26 @@ class Reexec:
                             outputs=outputs, skipped=copied.skipped or [], scrambled_files=changed,
                             scope=scope.record(rewritten),
                             mode="full" if script == SCRIPT else "evaluate", script=script)
+
+    def _released_as_is(self, ws: Path, rel: str) -> bool:
+        """A material file as released: only a provided path is hashed (100,000 files are not)."""
+        return rel in self.provided and self.provided[rel] == _digest(ws, rel)
+
+    def material_sizes(self) -> set[int] | None:
+        """The sizes of the bound data and weights files, from the harness's own copies: a copy of
+        one in the workspace has one of these sizes. None when one is not bound (then every file
+        is hashed)."""
+        sizes = set()
+        for rel in self.provided:
+            kind, _, rest = rel.partition("/")
+            if kind not in WITHHELD_KINDS:
+                continue
+            host = next((Path(b.host) / rest for b in self.mounts if Path(b.inside).name == kind), None)
+            try:
+                sizes.add(host.lstat().st_size)  # the harness's cache: not the agent's to change
+            except (AttributeError, OSError):
+                return None
+        return sizes
 
     def _released(self, inside: str) -> Path | None:
         """The harness's copy of the material file at ``inside`` (a path in the sandbox), when its
@@ -198,7 +218,7 @@ def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
     if cached:
         record.ablation = rx.run(base / "ablation", set(EXCLUDED) | set(cached))
     if holds(spec, got):
-        held = withheld_paths(ws, rx.provided)  # copies the agent made, and copied materials
+        held = withheld_paths(ws, rx.provided, rx.material_sizes())  # copies the agent made, and copied materials
         bound = [b for b in rx.mounts if Path(b.inside).name in WITHHELD_KINDS]
         if held or bound:
             keep = [b for b in rx.mounts if b not in bound]
@@ -219,8 +239,9 @@ def reexecute(rx: Reexec, spec: TaskSpec) -> tuple[ReexecRecord, float]:
     return record, rx.seconds
 
 
-def withheld_paths(ws: Path, provided: dict[str, str]) -> list[str]:
-    """The released data and weights in the workspace, and every copy of them the agent made."""
+def withheld_paths(ws: Path, provided: dict[str, str], sizes: set[int] | None = None) -> list[str]:
+    """The released data and weights in the workspace, and every copy of them the agent made
+    (with ``sizes``, the materials' sizes, only a file of one of them is hashed)."""
     digests = {h for p, h in provided.items() if p.split("/", 1)[0] in WITHHELD_KINDS}
     if not digests:
         return []
@@ -230,7 +251,7 @@ def withheld_paths(ws: Path, provided: dict[str, str]) -> list[str]:
             continue
         if e.rel.split("/", 1)[0] in WITHHELD_KINDS and e.rel in provided:
             out.append(e.rel)
-        elif _digest(ws, e.rel) in digests:
+        elif (sizes is None or e.size in sizes) and _digest(ws, e.rel) in digests:
             out.append(e.rel)
     return sorted(out)
 
