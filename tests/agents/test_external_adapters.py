@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_suite, task_yaml, write_suite
+from conftest import task_yaml, write_agent, write_suite
+from scripted_openai import ScriptedOpenAI
 from typer.testing import CliRunner
 
 from reclaim.agents import make_agent
 from reclaim.agents.external import TOOLS
 from reclaim.agents.transcripts import aider, claude_code, codex, mini_swe_agent
 from reclaim.cli.main import app
+from reclaim.gateway import Upstreams
 
 
 @pytest.mark.parametrize("name", sorted(TOOLS))
@@ -38,10 +40,39 @@ def test_tool_specific_settings():
     assert TOOLS["gemini-cli"].env("m", "http://g", "/l")["GOOGLE_GEMINI_BASE_URL"] == "http://g"
 
 
-def test_a_missing_agent_is_a_harness_error_not_a_failure(tmp_path, sandbox_name, monkeypatch):
+def test_a_missing_agent_is_refused_before_the_run(tmp_path, monkeypatch):
+    """Not installed: the run does not start, and the refusal says how to install it."""
+    from reclaim.runner.run import RunError, RunOptions, check_run
+
     monkeypatch.setenv("RECLAIM_AGENTS_HOME", str(tmp_path / "no-agents"))
     suite = write_suite(tmp_path / "suite", [task_yaml("mean-run", "run")])
-    rd, (rec,) = run_suite(suite, tmp_path / "runs", ["aider"], sandbox_name, model="m")
+    upstream = ScriptedOpenAI()
+    try:
+        with pytest.raises(RunError, match="--agent aider: not installed; install with: reclaim agents install aider"):
+            check_run(RunOptions(suite=suite, agents=["aider"], sandbox="process", model="m",
+                                 runs_root=tmp_path / "runs", upstreams=Upstreams(openai_base_url=upstream.url)))
+    finally:
+        upstream.close()
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_agent_gone_by_trial_time_is_a_harness_error_not_a_failure(tmp_path, sandbox_name, monkeypatch):
+    """Installed when the run was planned, missing where the trial runs (a Slurm node without it)."""
+    from reclaim.runner.run import RunOptions, execute, plan_run
+
+    home = tmp_path / "agents"
+    (home / "aider" / "bin").mkdir(parents=True)
+    write_agent(home / "aider" / "bin" / "aider", "exit 0\n")
+    monkeypatch.setenv("RECLAIM_AGENTS_HOME", str(home))
+    suite = write_suite(tmp_path / "suite", [task_yaml("mean-run", "run")])
+    upstream = ScriptedOpenAI()
+    try:
+        rd = plan_run(RunOptions(suite=suite, agents=["aider"], sandbox=sandbox_name, model="m",
+                                 runs_root=tmp_path / "runs", upstreams=Upstreams(openai_base_url=upstream.url)))
+        monkeypatch.setenv("RECLAIM_AGENTS_HOME", str(tmp_path / "no-agents"))
+        (rec,) = execute(rd)
+    finally:
+        upstream.close()
     assert rec.outcome.value == "error" and "install with: reclaim agents install aider" in rec.error
 
 

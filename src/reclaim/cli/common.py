@@ -11,5 +11,6 @@ err = Console(stderr=True)
 
 def fail(message: str, code: int = 2) -> None:
     """One clear line on stderr, then exit (2: bad usage or input; 1: the work failed)."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    # never wrapped by us: a path or command in the message must survive copy and paste whole
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)

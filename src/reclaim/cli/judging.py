@@ -8,14 +8,11 @@ from typing import Annotated, Optional
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from reclaim.cli.common import console, fail
 from reclaim.judge import JUDGES, JudgeConfig, make_judge
-
-console = Console()
-err = Console(stderr=True)
 
 JudgeName = Annotated[str, typer.Option("--judge", help=f"Judge: {', '.join(JUDGES)}.")]
 JudgeModel = Annotated[Optional[str], typer.Option(help="Model of the llm judge, e.g. gpt-4.1-mini.")]
@@ -48,11 +45,9 @@ def judge_config(name: str, model: str | None, base_url: str | None, samples: in
         make_judge(config)  # fails now, clearly, on a missing model or key
     except ValidationError as e:  # in words: the option and what it takes, no pydantic link
         say = "; ".join(_option_problem(x) for x in e.errors(include_url=False))
-        err.print(f"[bold red]error:[/] {say}", highlight=False)
-        raise typer.Exit(2) from None
+        fail(say)
     except ValueError as e:
-        err.print(f"[bold red]error:[/] judge: {e}", highlight=False)
-        raise typer.Exit(2) from None
+        fail(f"judge: {e}")
     return config
 
 
@@ -73,8 +68,7 @@ def judge(
     try:
         rd.spec()
     except FileNotFoundError as e:
-        err.print(f"[bold red]error:[/] {e}")
-        raise typer.Exit(2) from None
+        fail(str(e))
     j = make_judge(config)
     results = rejudge(rd, j, jobs=jobs, done=lambda rec, v: console.print(
         f"  {rec.trial_id:<48} {v.outcome.value}" + (" (cached)" if v.cache_hit else ""), highlight=False))
@@ -99,8 +93,7 @@ def judge_eval(
     config = judge_config(judge, judge_model, judge_base_url, judge_samples, judge_max_tokens,
                           judge_prices, judge_cache)
     if not (gold_dir / "labels.yaml").is_file():
-        err.print(f"[bold red]error:[/] {gold_dir / 'labels.yaml'} not found; pass a gold set folder")
-        raise typer.Exit(2)
+        fail(f"{gold_dir / 'labels.yaml'} not found; pass a gold set folder")
     res = evaluate(gold_dir, make_judge(config), jobs=jobs)
     if format == "json":
         sys.stdout.write(res.model_dump_json(indent=2) + "\n")

@@ -14,7 +14,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from reclaim.agents import make_agent
-from reclaim.agents.external import TOOLS
+from reclaim.agents.external import TOOLS, availability
 from reclaim.agents.labels import label_problems, split_label
 from reclaim.gateway import Upstreams
 from reclaim.spec import Task
@@ -120,6 +120,10 @@ def check(opts, tasks: list[Task]) -> list[str]:
             problems.append(f"--agent {a}: {e}")
             continue
         name, spec = split_label(a)
+        if (tool := TOOLS.get(spec.partition(":")[0])) is not None:
+            ok, why = availability(tool)
+            if not ok:  # checked again in each trial (a Slurm node may lack it): error there, never a failure
+                problems.append(f"--agent {a}: {why}")
         if hasattr(agent, "canonical"):  # its host paths absolute: the same program wherever a trial runs
             canonical.append((f"{name}=" if name else "") + agent.canonical())
         else:
