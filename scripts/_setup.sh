@@ -21,14 +21,20 @@ if [ ! -x "$VENV/bin/python" ]; then
   fi
 fi
 if [ ! -f "$VENV/.installed" ] || [ pyproject.toml -nt "$VENV/.installed" ]; then
+  # the first time, pip downloads reclaim's dependencies: say so, or the terminal sits silent for a minute
+  echo "setting up $VENV: installing reclaim and its dependencies with pip (about a minute, once)..." >&2
+  start=$SECONDS
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[test]"
   touch "$VENV/.installed"
+  echo "installed reclaim into $VENV in $((SECONDS - start)) s" >&2
 fi
 if ! command -v strace >/dev/null; then
   # the exec record: every program a sandbox starts, recorded where the agent cannot reach
+  echo "installing strace (apt) for the exec record..." >&2
   apt_install strace || echo "warning: strace could not be installed; trials keep no exec record" >&2
 fi
 if ! command -v bwrap >/dev/null; then
+  echo "installing bubblewrap (apt) for the sandbox..." >&2
   if apt_install bubblewrap; then
     echo "installed bubblewrap: trials run in a real sandbox" >&2
   else
