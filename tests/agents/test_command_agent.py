@@ -77,3 +77,37 @@ def test_a_missing_or_unrunnable_program_is_refused_with_its_fix(tmp_path, one_t
         make_agent("command:./empty")
     with pytest.raises(RunError, match="may hold only letters"):
         run_suite(one_task, tmp_path / "runs", ["my.agent=nop"], sandbox_name)
+
+
+@pytest.fixture
+def open_folder():
+    """A folder every user can read, as a user's project folder is (pytest's own are 0700)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp(prefix="reclaim-open-", dir="/tmp"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_run_dir_beside_the_agent_hides_neither_the_agent_nor_shows_the_runs(open_folder, one_task, sandbox_name):
+    """--run-dir run1 next to ./solve.sh: the run's parent folder (the agent's own) is hidden from
+    every sandbox, so binding it masked the agent's files (it could not start, and its trials were
+    scored not_reproduced); the agent's files come in as a copy, and a run beside them stays unseen."""
+    from reclaim.runner.run import RunOptions, execute, plan_run
+
+    (open_folder / "other-run").mkdir()
+    (open_folder / "other-run" / "secret.txt").write_text("another run's record\n")
+    (open_folder / "helper.txt").write_text("beside the script\n")
+    agent = write_agent(open_folder / "solve.sh", 'd="$(dirname "$0")"\ncat "$d/helper.txt" > seen.txt\n'
+                        'ls -a "$d" >> seen.txt\ncat "$d/other-run/secret.txt" >> seen.txt 2>&1 || true\n')
+    rd = plan_run(RunOptions(suite=one_task, agents=[f"command:{agent}"], sandbox=sandbox_name,
+                             run_dir=open_folder / "run1", runs_root=open_folder / "runs"))
+    (rec,) = execute(rd)
+    seen = _seen(rd, rec)
+    assert seen.startswith("beside the script\n")
+    listed = seen.splitlines()[1:5]
+    assert listed == [".", "..", "helper.txt", "solve.sh"], seen  # the files beside it, no run
+    assert "another run's record" not in seen

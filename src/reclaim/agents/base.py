@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -109,7 +110,7 @@ class Baseline:
 
     needs_model = False
 
-    def binds(self) -> list[Bind]:
+    def binds(self, hidden: Sequence[Path] = ()) -> list[Bind]:
         return []
 
 
@@ -119,8 +120,9 @@ class Agent(Protocol):
     needs_model: bool
     """Whether the run must start the model gateway for this agent."""
 
-    def binds(self) -> list[Bind]:
-        """Extra host paths the agent needs inside the sandbox (read-only unless marked)."""
+    def binds(self, hidden: Sequence[Path] = ()) -> list[Bind]:
+        """Extra host paths the agent needs inside the sandbox (read-only unless marked). ``hidden``
+        are host paths no sandbox may see (the run, the suite, the caches): a bind must not show them."""
         ...
 
     def run(self, ctx: AgentContext) -> None:

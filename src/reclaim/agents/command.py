@@ -13,6 +13,7 @@ import os
 import shlex
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from reclaim.agents.base import AgentContext
@@ -28,8 +29,17 @@ def _pathlike(word: str) -> bool:
     return "/" in word or word.startswith((".", "~")) or word.endswith(SCRIPT_SUFFIXES)
 
 
-def _entries(folder: Path, deep: bool) -> list[Path]:
-    return sorted(folder.rglob("*") if deep else folder.iterdir())
+def _entries(folder: Path, deep: bool, hidden: Sequence[Path] = ()) -> list[Path]:
+    if not deep:
+        return sorted(folder.iterdir())
+    return sorted(p for p in folder.rglob("*") if not any(p == h or h in p.parents for h in hidden))
+
+
+def _within(folder: Path, hidden: Sequence[Path]) -> bool:
+    """The folder is, or lies inside, a path no sandbox may see (e.g. a --run-dir beside the agent's
+    script hides its parent folder, the agent's own): binding it would show that path, and the
+    sandbox's mask over it would hide the agent's files."""
+    return any(folder == h or h in folder.parents for h in hidden)
 
 
 def _open_to_all(folder: Path, deep: bool) -> bool:
@@ -39,14 +49,16 @@ def _open_to_all(folder: Path, deep: bool) -> bool:
     return all(p.stat().st_mode & 0o004 for p in _entries(folder, deep) if not p.is_symlink())
 
 
-def _readable(folder: Path, deep: bool) -> Path:
-    """The folder itself where every user can read it, else a copy that they can (made once, by
-    content): a sandbox that runs as an unprivileged user must be able to read the agent's files.
-    A folder agent is copied whole (``deep``); a script's folder, only the files beside the script
-    (it may be any folder, runs and suites in it)."""
-    if _open_to_all(folder, deep):
+def _readable(folder: Path, deep: bool, hidden: Sequence[Path] = ()) -> Path:
+    """The folder itself where every user can read it and that hides nothing a sandbox must not see, else a copy
+    that they can read (made once, by content): a sandbox that runs as an unprivileged user must be
+    able to read the agent's files. A folder agent is copied whole (``deep``) but for hidden paths
+    in it; a script's folder, only the files beside the script (it may be any folder, runs and
+    suites in it)."""
+    hidden = [h.resolve() for h in hidden]
+    if not _within(folder, hidden) and _open_to_all(folder, deep):
         return folder
-    files = [p for p in _entries(folder, deep) if p.is_file() and not p.is_symlink()]
+    files = [p for p in _entries(folder, deep, hidden) if p.is_file() and not p.is_symlink()]
     h = hashlib.sha256(f"{folder}\0{deep}".encode())
     for p in files:
         h.update(f"{p.relative_to(folder)}\0{p.stat().st_mtime_ns}\0{p.stat().st_size}\0".encode())
@@ -128,10 +140,10 @@ class CommandAgent:
     def _take(self, i: int, file: Path) -> None:
         self._arg, self._file, self._folder = i, file, file.parent
 
-    def binds(self) -> list[Bind]:
+    def binds(self, hidden: Sequence[Path] = ()) -> list[Bind]:
         if self._folder is None:
             return []
-        self._source = _readable(self._folder, deep=self._whole)
+        self._source = _readable(self._folder, deep=self._whole, hidden=hidden)
         return [Bind(self._source, f"{MOUNT}/{self._folder.name or 'agent'}")]
 
     def run(self, ctx: AgentContext) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,7 +123,7 @@ class ExternalAgent:
     def __post_init__(self) -> None:
         self.name = self.tool.name
 
-    def binds(self) -> list[Bind]:
+    def binds(self, hidden: Sequence[Path] = ()) -> list[Bind]:
         if self.tool.venv and locate(self.tool) is not None:
             venv = (agents_home() / self.tool.name).resolve()
             # at its own path: its scripts name their interpreter, whose install comes in with it

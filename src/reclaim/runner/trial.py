@@ -257,7 +257,7 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
         account = s.gateway.open_account(rec.trial_id, trace, tdir / RECORDS / "llm-calls",
                                          max_tokens=spec.budget.model_tokens, max_usd=spec.budget.money_usd)
     resources.phase_limits()
-    config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds(),
+    config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds(s.hidden),
                                       *resources.binds(), *tenv.agent_binds()],
                            hidden=s.hidden, gateway=s.gateway.socket_dir if account else None,
                            env=resources.path_env(resources.env() | tenv.env()), tmp=tenv.tmp(),

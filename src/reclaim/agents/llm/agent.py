@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from reclaim.agents.base import AgentContext
 from reclaim.agents.llm.backends import BACKENDS, Call, ModelRefused
@@ -65,7 +67,7 @@ class LLMAgent:
     def __init__(self, arg: str = ""):
         self.options = LLMOptions.parse(arg)
 
-    def binds(self) -> list[Bind]:
+    def binds(self, hidden: Sequence[Path] = ()) -> list[Bind]:
         return []
 
     def run(self, ctx: AgentContext) -> None:
