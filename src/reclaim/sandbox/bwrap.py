@@ -78,6 +78,29 @@ def _with_parents(argv: list[str]) -> list[str]:
     return argv[:head] + prefix + argv[head:]
 
 
+@functools.cache
+def _system_view(dedicated: bool) -> tuple[list[str], list[tuple[Path, str]]]:
+    """The read-only system folders and /etc entries every sandbox shows, and the folders bound
+    (looked up once a process: four sandboxes a trial are built from them)."""
+    argv: list[str] = []
+    bound: list[tuple[Path, str]] = []
+    for d in SYSTEM_DIRS:
+        p = Path(d)
+        if p.is_symlink():
+            argv += ["--symlink", os.readlink(p), d]
+        elif p.is_dir():
+            argv += ["--ro-bind", d, d]
+            bound.append((p, d))
+    accounts = identity.account_files() if dedicated else {}
+    for entry in ETC_ENTRIES:
+        p = Path("/etc", entry)
+        if entry in accounts:
+            argv += ["--ro-bind", str(accounts[entry]), str(p)]
+        elif p.exists():
+            argv += ["--ro-bind", str(p), str(p)]
+    return argv, bound
+
+
 class BwrapSandbox(HostWorkspace):
     name = "bwrap"
     isolated = True
@@ -117,21 +140,9 @@ class BwrapSandbox(HostWorkspace):
                  "--dir", "/run"]
         if self.config.network:
             argv.remove("--unshare-net")
-        bound: list[tuple[Path, str]] = []  # (host folder, where it appears inside)
-        for d in SYSTEM_DIRS:
-            p = Path(d)
-            if p.is_symlink():
-                argv += ["--symlink", os.readlink(p), d]
-            elif p.is_dir():
-                argv += ["--ro-bind", d, d]
-                bound.append((p, d))
-        accounts = identity.account_files() if self.identity.dedicated else {}
-        for entry in ETC_ENTRIES:
-            p = Path("/etc", entry)
-            if entry in accounts:
-                argv += ["--ro-bind", str(accounts[entry]), str(p)]
-            elif p.exists():
-                argv += ["--ro-bind", str(p), str(p)]
+        system, system_bound = _system_view(self.identity.dedicated)
+        argv += system
+        bound: list[tuple[Path, str]] = list(system_bound)  # (host folder, where it appears inside)
         argv += ["--bind", str(self.config.workspace.resolve()), WORKSPACE]
         for b in self.config.binds:
             argv += ["--bind" if b.writable else "--ro-bind", str(b.host.resolve()), b.inside]
@@ -144,12 +155,16 @@ class BwrapSandbox(HostWorkspace):
             argv += ["--ro-bind", str(FORWARDER), FORWARDER_INSIDE]
         for host, inside in self.config.devices:
             argv += ["--dev-bind", host, inside]
-        for h in self.config.hidden:
+        for h in self.config.hidden:  # each looked at once (four sandboxes a trial build this)
             h = h.resolve()
+            if not h.exists():
+                continue
+            mask = "--tmpfs" if h.is_dir() else None
             for host, inside in bound:
-                if h.exists() and (h == host or host in h.parents):
+                under = str(host).rstrip("/") + "/"
+                if h == host or str(h).startswith(under):
                     target = str(Path(inside) / h.relative_to(host))
-                    argv += ["--tmpfs", target] if h.is_dir() else ["--ro-bind", "/dev/null", target]
+                    argv += [mask, target] if mask else ["--ro-bind", "/dev/null", target]
         return _with_parents(argv) + ["--chdir", WORKSPACE, "--"]
 
     def gateway_url(self, host_url: str) -> str:
