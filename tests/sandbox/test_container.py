@@ -272,8 +272,11 @@ def test_exec_record_out_of_the_agents_reach(box, tmp_path):
     assert progs == ["bash", "python3", "cat", "ls"], progs
 
 
-def test_limits_from_the_trials_cgroups(tmp_path, image):
-    """The trial's cgroups (budget/limits.py) hold the container and meter it; limits explicit too."""
+def test_limits_from_the_trials_cgroups(tmp_path, image, monkeypatch):
+    """The trial's cgroups (budget/limits.py) hold the container and meter it; limits explicit too.
+    A container killed for memory leaves nothing in the user's current folder (conmon's "oom")."""
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
     lim = Limits(memory_mb=256, cpus=1, pids=64).start()
     if not any("cgroup" in e for e in lim.enforced):
         lim.stop()
@@ -303,6 +306,7 @@ python3 -c "b = bytearray(600 << 20); b[::4096] = b'x' * len(b[::4096])" && echo
     assert usage.cpu_s is not None and usage.cpu_s > 0  # metered by the trial's own cgroup
     left = [p for p in CGROUP_ROOT.glob(f"*/{Path(lim.env['RECLAIM_CGROUPS'].split()[0]).name}")]
     assert left == []  # nothing the engine made there stays behind
+    assert list(Path.cwd().iterdir()) == []
 
 
 def test_per_command_overhead(box, tmp_path, capsys):
