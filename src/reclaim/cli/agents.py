@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich import box
+from rich.table import Table
 
 from reclaim.agents import listing
 from reclaim.cli.common import console, fail
@@ -18,9 +20,17 @@ def agents(ctx: typer.Context) -> None:
     """List every agent: whether it is available here and, if not, the command that installs it."""
     if ctx.invoked_subcommand is not None:
         return
+    # readable at 80 columns: the description wraps in its own column, a command is never cut
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, highlight=False)
+    table.add_column("agent", no_wrap=True, style="bold")
+    table.add_column("here", no_wrap=True)
+    table.add_column("what it is, or how to install it", overflow="fold", ratio=1)
     for name, ok, detail in listing():
-        mark = "[green]available[/]  " if ok else "[yellow]unavailable[/]"
-        console.print(f"[bold]{name:<15}[/] {mark} {detail}", highlight=False, soft_wrap=True)
+        table.add_row(name, "[green]available[/]" if ok else "[yellow]not installed[/]",
+                      detail.removeprefix("not installed; "))
+    console.print(table)
+    console.print("Name an agent for a run with --agent NAME or --agent LABEL=SPEC "
+                  "(e.g. --agent mine=command:./agent.sh).", highlight=False)
 
 
 @agents_app.command("install")

@@ -118,8 +118,10 @@ def run(
     ctx: typer.Context,
     suite: Annotated[Optional[str], typer.Option(help="Suite folder, or the name of a bundled suite.")] = None,
     agent: Annotated[Optional[list[str]], typer.Option(
-        help=f"Agent to evaluate, repeatable: {', '.join(AGENTS)}; 'command:PROGRAM ARGS' runs your own "
-             "(a script, a folder with run.sh, or 'python3 agent.py'); NAME=SPEC names it, e.g. mine=command:./a.sh.")] = None,
+        help=f"Agent to evaluate, repeatable: {', '.join(AGENTS)}; third-party coding agents by name "
+             "(claude-code, codex, ...: 'reclaim agents' lists them and how to install each); "
+             "'command:PROGRAM ARGS' runs your own (a script, a folder with run.sh, or 'python3 agent.py'); "
+             "NAME=SPEC names it, e.g. mine=command:./a.sh.")] = None,
     level: Annotated[Optional[list[Level]], typer.Option(help="Only tasks posed at this level; repeatable.")] = None,
     task: Annotated[Optional[list[str]], typer.Option(help="Only this task id; repeatable.")] = None,
     seeds: Annotated[int, typer.Option(help="Trials per (task, agent).")] = 1,

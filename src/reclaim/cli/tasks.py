@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -15,6 +16,7 @@ from rich.table import Table
 from reclaim.spec import Level, SpecError, load_suite
 from reclaim.spec.load import unlisted_tasks
 from reclaim.suites import resolve_suite
+from reclaim.words import plural
 
 # `tasks list` stays quick: the judge, runner and sandbox are imported by the commands that run things.
 
@@ -39,17 +41,34 @@ def list_tasks(suite: Annotated[Optional[str], typer.Argument(help="Suite folder
     except SpecError as e:
         err.print(f"[bold red]{len(e.problems)} problem(s):[/]\n{e}", highlight=False)
         raise typer.Exit(1) from None
-    table = Table(title=f"{s.meta.name} {s.meta.version}: {len(s.tasks)} tasks")
-    for col in ("task", "level", "withheld", "metric", "target", "budget", "hash"):
-        table.add_column(col, no_wrap=col in ("task", "metric", "hash"))
+    # readable at 80 columns: no outer border, headers never cut (min_width), cells wrapped at
+    # spaces rather than cut to "…"; when narrow, each number's metric and target share a cell
+    # and the hash, the least read, is left out
+    wide = console.width >= 100
+    table = Table(title=f"{s.meta.name} {s.meta.version}: {plural(len(s.tasks), 'task')}", title_justify="left",
+                  highlight=False, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    cols = ["task", "level", "withheld", "metric", "target", "budget", "hash"] if wide else \
+        ["task", "level", "withheld", "target", "budget"]
+    longest = max((len(t.id) for t in s.tasks), default=4)
+    for col in cols:  # a task id stays whole up to 32 characters
+        table.add_column(col, min_width=min(longest, 32) if col == "task" else len(col), overflow="fold",
+                         no_wrap=col in ("task", "level", "hash"))
     arrow = {"higher_is_better": "≥", "lower_is_better": "≤", "match": "≈"}
     for t in s.tasks:
         sp = t.spec
         ms = sp.metrics()
-        table.add_row(t.id, sp.level.value, ",".join(sp.withheld()) or "-", ", ".join(m.name for m in ms),
-                      ", ".join(f"{arrow[m.direction.value]} {m.value:g}" for m in ms),
-                      f"{sp.budget.wall_minutes:g} min, {sp.budget.gpu_hours:g} GPU-h", t.hash[:8])
+        withheld = ", ".join(sp.withheld()) or "-"
+        budget = f"{sp.budget.wall_minutes:g} min, {sp.budget.gpu_hours:g} GPU-h"
+        if wide:
+            table.add_row(t.id, sp.level.value, withheld, ", ".join(m.name for m in ms),
+                          ", ".join(f"{arrow[m.direction.value]} {m.value:g}" for m in ms), budget, t.hash[:8])
+        else:
+            table.add_row(t.id, sp.level.value, withheld,
+                          "\n".join(f"{m.name} {arrow[m.direction.value]} {m.value:g}" for m in ms),
+                          budget.replace(", ", "\n"))
     console.print(table)
+    if not wide:
+        console.print("(content hashes: widen the terminal to 100 columns)", style="dim", highlight=False)
 
 
 @tasks_app.command("validate")

@@ -10,15 +10,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from reclaim.report.aggregate import Report, Totals, TrialRow
+from reclaim.words import plural
 
 FORMATS = ("table", "markdown", "json", "csv")
 NONE = "—"
 """Shown for a rate or interval of an agent with no counted trial: there is no figure."""
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """'1 seed', '2 seeds'; ``many`` for irregular plurals ('1 retry', '2 retries')."""
-    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def _pct(x: float | None) -> str:
