@@ -4,7 +4,10 @@ Each command runs as a fresh subprocess of the installed `reclaim` (the one besi
 Python, normally .venv/bin/reclaim), so the figure includes the interpreter's start and every
 import the command pulls in — what a user waits for at the prompt.
 
-    .venv/bin/python benchmarks/startup.py [--runs 10] [--run-dir RUN_DIR]
+    .venv/bin/python benchmarks/startup.py [--runs 10] [--run-dir RUN_DIR] [--reclaim "COMMAND"]
+
+--reclaim measures another reclaim, e.g. an older checkout for a before/after figure:
+--reclaim "env PYTHONPATH=/tmp/old/src .venv/bin/python -m reclaim.cli".
 
 Without --run-dir, a one-trial demo run (agent nop) is made once in a temporary folder for
 `reclaim report` to read. The aim is under 0.3 s for each command.
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -44,14 +48,22 @@ def median_seconds(cmd: list[str], runs: int) -> float:
     return statistics.median(times)
 
 
-def make_run(exe: str, where: Path) -> Path:
+def first_task(exe: list[str]) -> str:
+    """The first task id `tasks list demo` prints (a bordered table or, since, a borderless one)."""
+    listing = subprocess.run([*exe, "tasks", "list", "demo"], capture_output=True, text=True,
+                             env={**os.environ, "COLUMNS": "200"}, check=True).stdout.splitlines()
+    for i, line in enumerate(listing):
+        if line.strip().startswith(("─", "┡", "━")) and i + 1 < len(listing):
+            cell = listing[i + 1].replace("│", " ").split()
+            if cell:
+                return cell[0]
+    sys.exit(f"could not read a task id from `tasks list demo`:\n{listing}")
+
+
+def make_run(exe: list[str], where: Path) -> Path:
     """A one-trial demo run to report on: the first demo task, agent nop."""
-    listing = subprocess.run([exe, "tasks", "list", "demo"], capture_output=True, text=True,
-                             env={**os.environ, "COLUMNS": "200"}, check=True).stdout
-    task = next(line.split("│")[1].strip() for line in listing.splitlines()
-                if line.startswith("│") and line.split("│")[1].strip())
     run_dir = where / "startup-run"
-    proc = subprocess.run([exe, "run", "--suite", "demo", "--task", task, "--agent", "nop",
+    proc = subprocess.run([*exe, "run", "--suite", "demo", "--task", first_task(exe), "--agent", "nop",
                            "--run-dir", str(run_dir)], capture_output=True, text=True)
     if not (run_dir / "run.json").exists():
         sys.exit(f"could not make a run to report on:\n{proc.stdout}\n{proc.stderr}")
@@ -62,14 +74,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10, help="runs per command (default 10)")
     ap.add_argument("--run-dir", type=Path, help="an existing run for `reclaim report`")
+    ap.add_argument("--reclaim", help="the command that starts reclaim (default: the installed one)")
     args = ap.parse_args()
-    exe = reclaim_exe()
+    exe = shlex.split(args.reclaim) if args.reclaim else [reclaim_exe()]
     with tempfile.TemporaryDirectory(prefix="reclaim-startup-") as tmp:
         run_dir = args.run_dir or make_run(exe, Path(tmp))
         commands = {
-            "reclaim --help": [exe, "--help"],
-            "reclaim tasks list": [exe, "tasks", "list"],
-            "reclaim report RUN_DIR": [exe, "report", str(run_dir)],
+            "reclaim --help": [*exe, "--help"],
+            "reclaim tasks list": [*exe, "tasks", "list"],
+            "reclaim report RUN_DIR": [*exe, "report", str(run_dir)],
         }
         print(f"median wall time over {args.runs} runs (aim: under 0.3 s)")
         for name, cmd in commands.items():
