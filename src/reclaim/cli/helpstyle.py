@@ -62,6 +62,8 @@ def _fix_param(param: click.Parameter) -> click.Parameter:
     if not isinstance(param, (TyperOption, TyperArgument)) or "display_type_rich" in vars(param):
         return param
     param.display_type_rich = MethodType(_display_type, param)
+    if isinstance(param, TyperArgument) and param.metavar is None:
+        param.metavar = (param.name or "value").upper()  # usage reads RUN_DIR, not {run_dir}
     if getattr(param, "is_flag", False) and param.default is False:
         param.secondary_opts = []  # a flag that is off unless given needs no --no-FLAG
     param.help = (param.help or "") + _extra_help(param)
