@@ -14,14 +14,8 @@ from conftest import task_yaml, write_suite
 from scripted_openai import Reply, ScriptedOpenAI
 
 from reclaim.judge import JudgeConfig
-from reclaim.runner.run import (
-    RunError,
-    RunOptions,
-    execute,
-    load_run_suite,
-    make_settings,
-    plan_run,
-)
+from reclaim.runner.context import load_run_suite, make_settings
+from reclaim.runner.run import RunError, RunOptions, execute, plan_run
 from reclaim.runner.trial import run_trial
 from reclaim.store import RunDir
 

@@ -113,7 +113,7 @@ def test_a_judge_error_on_slurm_is_submitted_again_at_most_twice(tmp_path, slurm
 def test_resume_switches_executors_without_rerunning(tmp_path, slurm, sandbox_name):
     suite = write_suite(tmp_path / "suite", [task_yaml("a", "run"), task_yaml("b", "retrain")])
     rd = plan_run(RunOptions(suite=suite, agents=["reference"], sandbox=sandbox_name, runs_root=tmp_path / "r"))
-    from reclaim.runner.run import load_run_suite, make_settings
+    from reclaim.runner.context import load_run_suite, make_settings
 
     spec = rd.spec()
     s = load_run_suite(rd, spec)

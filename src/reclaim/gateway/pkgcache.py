@@ -43,12 +43,12 @@ class PackageCache:
         path = url.split("?", 1)[0].split("#", 1)[0]
         return method == "GET" and bool(IMMUTABLE.search(path)) and not any(k == "range" for k, _ in headers)
 
-    def _key(self, url: str) -> Path:
+    def key(self, url: str) -> Path:
         return self.root / hashlib.sha256(url.encode()).hexdigest()
 
     def lookup(self, url: str) -> tuple[Path, dict] | None:
         """The cached file and its meta, when complete."""
-        key = self._key(url)
+        key = self.key(url)
         try:
             meta = json.loads(key.with_suffix(".json").read_text())
         except (OSError, ValueError):
@@ -104,7 +104,7 @@ class _Writer:
         try:
             self.fh.close()
             if self.ok and (expected is None or expected == self.size):
-                key = self.cache._key(self.url)
+                key = self.cache.key(self.url)
                 os.replace(self.tmp, key)
                 meta = {"url": self.url, "size": self.size, "content_type": self.content_type}
                 tmp_meta = key.with_suffix(".json.part")

@@ -51,7 +51,7 @@ from reclaim.judge.evidence_originals import Originals
 from reclaim.judge.evidence_prints import first_prints, numbers, value_cuts
 from reclaim.judge.evidence_programs import READ_BYTES, Known, collect, command_tokens
 from reclaim.judge.render import SOURCES, inline, render_evidence, row_line
-from reclaim.judge.results import _load as load_results
+from reclaim.judge.results import load_result as load_results
 from reclaim.spec import TaskSpec
 from reclaim.store.files import PROVIDED, RESULTS, TRACE, TRIAL_JSON, read_model
 from reclaim.store.models import ReexecRecord, TrialRecord

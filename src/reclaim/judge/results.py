@@ -38,7 +38,9 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def _load(root: Path, rel: str) -> tuple[dict | None, str]:
+def load_result(root: Path, rel: str) -> tuple[dict | None, str]:
+    """An agent's result file as data, read as the agent's (no link followed, bounded); or None
+    and why it cannot be used."""
     try:
         raw = untrusted.read_bytes(root, rel, MAX_BYTES)
     except untrusted.Untrusted as e:
@@ -81,7 +83,7 @@ def read_metric(root: Path, rel: str, metric: str) -> tuple[float | None, str]:
 
 def read_metrics(root: Path, rel: str, metrics: list[str]) -> dict[str, tuple[float | None, str]]:
     """metric -> (value, '') or (None, why not), reading ``root/rel`` once."""
-    data, why = _load(root, rel)
+    data, why = load_result(root, rel)
     if data is None:
         return {m: (None, why) for m in metrics}
     return {m: _pick(data, rel, m) for m in metrics}

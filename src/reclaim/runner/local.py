@@ -7,14 +7,13 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from reclaim.budget.capacity import Capacity
 from reclaim.runner.attempts import clear, may_retry
+from reclaim.runner.context import index_run, make_settings
 from reclaim.runner.trial import run_trial
 from reclaim.spec import Suite
 from reclaim.store import RunDir, RunSpec, trial_id
 
 
 def run_local(rd: RunDir, spec: RunSpec, suite: Suite, pending: list, progress) -> None:
-    from reclaim.runner.run import _index, make_settings
-
     settings = make_settings(rd, spec, suite, pending)
     capacity = Capacity()
 
@@ -37,7 +36,7 @@ def run_local(rd: RunDir, spec: RunSpec, suite: Suite, pending: list, progress) 
         try:
             for fut in as_completed(futures):
                 rec = fut.result()
-                _index(rd, lambda ix, rec=rec: ix.add_trial(rec))
+                index_run(rd, lambda ix, rec=rec: ix.add_trial(rec))
                 if rec.done:
                     progress.finished(rec)
         except KeyboardInterrupt:

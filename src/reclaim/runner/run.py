@@ -9,28 +9,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import reclaim
-from reclaim.agents import make_agent
-from reclaim.budget.gpus import Allocator, GpuError, discover
-from reclaim.gateway import Gateway, Upstreams
-from reclaim.gateway.egress import EgressProxy
-from reclaim.gateway.pkgcache import PackageCache
-from reclaim.gateway.pkgcache import default_root as packages_root
-from reclaim.gateway.policy import package_hosts
+from reclaim.budget.gpus import GpuError, discover
+from reclaim.gateway import Upstreams
 from reclaim.judge import JudgeConfig, make_judge
 from reclaim.materials import MaterialCache, MaterialsError, prefetch
-from reclaim.materials.cache import default_root as materials_root
-from reclaim.materials.environment import envs_root
 from reclaim.runner import preflight
 from reclaim.runner.attempts import clear, needs_run
-from reclaim.runner.network import index_env
+from reclaim.runner.context import RunError, index_run, load_run_suite
 from reclaim.runner.resources import time_limit
 from reclaim.runner.slurm_options import SlurmOptions
-from reclaim.runner.trial import TrialSettings
 from reclaim.sandbox import check_backend
-from reclaim.spec import Level, Problem, SpecError, Suite, load_suite
+from reclaim.spec import Level, Suite, load_suite
 from reclaim.store import (
     MAX_RETRIES,
-    Index,
     RunDir,
     RunSpec,
     TrialRecord,
@@ -41,10 +32,6 @@ from reclaim.store import (
 )
 
 DEFAULT_AGENTS = ("reference", "nop", "fabricate")
-
-
-class RunError(Exception):
-    """The run cannot start or resume; the message says why and what to do."""
 
 
 @dataclass
@@ -154,30 +141,8 @@ def _write_plan(opts: RunOptions, suite: Suite, tasks: list, cache: MaterialCach
         materials_cache=str(cache.root.resolve()), offline=opts.offline, image=opts.image,
         runs_root=str(root), private=opts.private)
     rd.write_spec(spec)
-    _index(rd, lambda ix: ix.add_run(spec, rd.path))
+    index_run(rd, lambda ix: ix.add_run(spec, rd.path))
     return rd
-
-
-def load_run_suite(rd: RunDir, spec: RunSpec, suite_dir: Path | None = None) -> Suite:
-    """The run's suite, from where it was (or ``suite_dir``, where it lies now), refusing a task
-    whose content changed since the run began: a suite is the same by its tasks' hashes, not its path."""
-    where = Path(suite_dir) if suite_dir is not None else Path(spec.suite_dir)
-    if not (where / "suite.yaml").is_file():
-        raise RunError(f"the run's suite is no longer at {where}; if it moved, resume with "
-                       f"--resume {rd.path} --suite NEWPATH (its tasks must be unchanged)")
-    suite = load_suite(where)
-    problems = []
-    for tid, h in spec.task_hashes.items():
-        try:
-            now = suite.task(tid).hash
-        except KeyError:
-            now = None
-        if now != h:
-            problems.append(Problem(where / tid, "", "task changed or vanished since the run began",
-                                    f"restore it, or start a new run instead of resuming {rd.path}"))
-    if problems:
-        raise SpecError(problems)
-    return suite
 
 
 def relocate_suite(rd: RunDir, suite_dir: Path) -> RunSpec:
@@ -189,7 +154,7 @@ def relocate_suite(rd: RunDir, suite_dir: Path) -> RunSpec:
     if not spec.suite_hash:
         spec.suite_hash = suite_hash(spec.task_hashes)
     rd.write_spec(spec)
-    _index(rd, lambda ix: ix.add_run(spec, rd.path))
+    index_run(rd, lambda ix: ix.add_run(spec, rd.path))
     return spec
 
 
@@ -238,44 +203,3 @@ def execute(rd: RunDir, progress: Progress | None = None, executor: str | None =
     return rd.records()
 
 
-def make_settings(rd: RunDir, spec: RunSpec, suite: Suite, pending: list) -> TrialSettings:
-    """What the trials of this run share on this machine: judge, GPUs, and a gateway if needed."""
-    keep_records(spec.private)  # also where a Slurm job runs the trial
-    backend = discover(spec.gpus, fake_root=rd.path / "fake-gpus")
-    cache = MaterialCache(Path(spec.materials_cache) if spec.materials_cache else None, offline=spec.offline)
-    settings = TrialSettings(run_id=spec.run_id, run_dir=rd, sandbox=spec.sandbox,
-                             judge=make_judge(run_judge(spec)), hidden=hidden_paths(suite, rd, cache.root),
-                             budget_scale=spec.budget_scale, model=spec.model, gpu_backend=backend,
-                             allocator=Allocator(backend.devices()) if backend else None,
-                             cache=cache, image=spec.image)
-    if pending and spec.sandbox != "process":  # the only way out of a sandbox; every request on the record
-        settings.egress = EgressProxy(package_cache=PackageCache()).start()
-        settings.package_hosts, settings.index_env = package_hosts(), index_env()
-    if pending and any(make_agent(agent).needs_model for _, agent, _ in pending):
-        settings.gateway = Gateway(Upstreams.model_validate(spec.upstreams)).start()
-    return settings
-
-
-def run_judge(spec: RunSpec) -> JudgeConfig:
-    return JudgeConfig.model_validate(spec.judge_config or {"name": spec.judge})
-
-
-def hidden_paths(suite: Suite, rd: RunDir, materials_cache: Path | None = None) -> list[Path]:
-    """What must stay invisible in a sandbox even where it lies inside a bound folder: the
-    caches too (materials, withheld ones included; prepared environments; packages), wherever
-    they are put: under $HOME they are hidden with it, but a shared path may lie anywhere.
-    A trial's own materials and environment come in by binds of their own folders."""
-    package = Path(__file__).resolve().parents[1]
-    caches = [materials_cache or materials_root(), envs_root(), packages_root()]
-    spec = rd.spec()
-    root = [Path(spec.runs_root)] if spec.runs_root else []  # the other runs, where --run-dir lies elsewhere
-    return [suite.dir.resolve(), rd.path.resolve().parent, *root, package, Path.home(), Path("/home"), *caches]
-
-
-def _index(rd: RunDir, fn) -> None:
-    """Keep the index current; it is rebuildable, so a failure here never stops a run."""
-    try:
-        spec = rd.spec()
-        fn(Index(Path(spec.runs_root) if spec.runs_root else rd.path.resolve().parent))
-    except Exception:  # noqa: BLE001 - the trial directories stay the truth
-        pass

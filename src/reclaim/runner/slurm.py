@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from reclaim.runner.attempts import clear, needs_run
+from reclaim.runner.context import index_run, load_run_suite, make_settings
 from reclaim.runner.resources import time_limit
 from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.store import RunDir, trial_id
@@ -39,8 +40,7 @@ def job_gpus(configured: str | None, env: dict[str, str]) -> str | None:
 
 def slurm_trial(run_dir: str, task_id: str, agent: str, seed: int) -> dict:
     """What a job runs on its node: one trial, recorded in the shared run directory."""
-    from reclaim.runner.run import _index, load_run_suite, make_settings
-    from reclaim.runner.trial import run_trial
+    from reclaim.runner.trial import run_trial  # on the node only: the submitting side never runs one
 
     rd = RunDir(Path(run_dir))
     spec = rd.spec()
@@ -63,7 +63,7 @@ def slurm_trial(run_dir: str, task_id: str, agent: str, seed: int) -> dict:
     if killed and rec.done and rec.finished is not None and killed[0] <= rec.finished:
         rd.set_aside(tid, cut_short=True)  # whatever the kill made of it: an interruption, not an attempt
         return rec.model_dump(mode="json")
-    _index(rd, lambda ix: ix.add_trial(rec))
+    index_run(rd, lambda ix: ix.add_trial(rec))
     return rec.model_dump(mode="json")
 
 

@@ -16,13 +16,13 @@ class FileChange(BaseModel):
     sha256: str | None = None
 
 
-class _Event(BaseModel):
+class EventBase(BaseModel):
     id: int = Field(description="Position in the trace, from 1; stable, so the judge can cite it.")
     ts: float = Field(description="Unix time the event was recorded.")
     phase: Phase
 
 
-class TrialStarted(_Event):
+class TrialStarted(EventBase):
     kind: Literal["trial_started"] = "trial_started"
     task: str
     agent: str
@@ -31,14 +31,14 @@ class TrialStarted(_Event):
     sandbox: str
 
 
-class CommandStarted(_Event):
+class CommandStarted(EventBase):
     kind: Literal["command_started"] = "command_started"
     cmd: list[str]
     cwd: str
     timeout_s: float | None
 
 
-class CommandFinished(_Event):
+class CommandFinished(EventBase):
     kind: Literal["command_finished"] = "command_finished"
     started_id: int = Field(description="Id of the matching command_started event.")
     cmd: list[str]
@@ -58,13 +58,13 @@ class CommandFinished(_Event):
     gpu_s: float | None = Field(None, description="GPU-busy seconds while it ran (NVML samples); None: no GPU metered.")
 
 
-class BudgetEvent(_Event):
+class BudgetEvent(EventBase):
     kind: Literal["budget"] = "budget"
     what: Literal["wall_exhausted", "model_exhausted", "disk_exhausted", "warning"]
     detail: str
 
 
-class Note(_Event):
+class Note(EventBase):
     """Something the harness wants on the record: a warning, a skipped step, an error."""
 
     kind: Literal["note"] = "note"
@@ -72,7 +72,7 @@ class Note(_Event):
     message: str
 
 
-class ModelCall(_Event):
+class ModelCall(EventBase):
     """One call an agent made to a model, as the gateway saw it."""
 
     kind: Literal["model_call"] = "model_call"
@@ -90,7 +90,7 @@ class ModelCall(_Event):
     error: str | None = None
 
 
-class ShellCommand(_Event):
+class ShellCommand(EventBase):
     """A shell command the agent's programs ran inside the sandbox, from the in-sandbox audit hook.
 
     UNTRUSTED: the hook and its log live where the agent can reach them; it may switch the hook
@@ -104,7 +104,7 @@ class ShellCommand(_Event):
     untrusted: bool = True
 
 
-class ProgramExec(_Event):
+class ProgramExec(EventBase):
     """A program started inside the sandbox, recorded from outside it (strace on execve)."""
 
     kind: Literal["program_exec"] = "program_exec"
@@ -115,7 +115,7 @@ class ProgramExec(_Event):
     truncated: bool = False
 
 
-class NetworkRequest(_Event):
+class NetworkRequest(EventBase):
     """One request a sandbox made through the egress proxy, as the proxy saw and decided it."""
 
     kind: Literal["network_request"] = "network_request"
@@ -131,7 +131,7 @@ class NetworkRequest(_Event):
     error: str | None = None
 
 
-class WithheldFound(_Event):
+class WithheldFound(EventBase):
     """Files in the agent's workspace that are files of a material its level withholds."""
 
     kind: Literal["withheld_found"] = "withheld_found"
@@ -139,7 +139,7 @@ class WithheldFound(_Event):
     files: list[str] = Field(description="'workspace path = material path' for each match.")
 
 
-class TrialFinished(_Event):
+class TrialFinished(EventBase):
     kind: Literal["trial_finished"] = "trial_finished"
     status: str
     outcome: str | None

@@ -17,9 +17,9 @@ from typing import TypeVar
 
 from pydantic import TypeAdapter
 
-from reclaim.trace.events import Event, _Event
+from reclaim.trace.events import Event, EventBase
 
-E = TypeVar("E", bound=_Event)
+E = TypeVar("E", bound=EventBase)
 SYNC_SECONDS = 0.2
 
 
