@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("reclaim.cli.reports:report", "Show the report of a run (finished or not)."),
     "runs": ("reclaim.cli.runs:runs", "List the runs in the runs root's index."),
     "show": ("reclaim.cli.show:show", "Tell one trial's story: commands, budget, re-execution, verdict."),
+    "view": ("reclaim.cli.view:view", "Serve runs' reports in the browser, side by side; trial pages on demand."),
     "judge": ("reclaim.cli.judging:judge", "Judge the finished trials of a run again."),
     "judge-eval": ("reclaim.cli.judging:judge_eval", "Score a judge against gold-labelled trials."),
     "tasks": ("reclaim.cli.tasks:tasks_app", "List, validate and create tasks of a suite."),

@@ -1,0 +1,35 @@
+"""`reclaim view`: runs' reports in the browser, served from this machine only."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from reclaim.cli.common import console, fail
+
+
+def view(
+    run_dirs: Annotated[list[Path], typer.Argument(help="One or more run directories (of one suite to compare).")],
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1; 0 takes a free one.")] = 0,
+) -> None:
+    """Serve the reports of runs on 127.0.0.1: each run's summary with its trial pages loaded when a
+    cell is clicked, and for several runs a leaderboard and the papers where they differ. Ctrl-C stops."""
+    for d in run_dirs:
+        if not (d / "run.json").is_file():
+            fail(f"{d}: not a run directory (no run.json); give RUN_DIR as `reclaim runs` lists it")
+    from reclaim.report.html.server import serve
+
+    try:
+        server = serve(run_dirs, port)
+    except OSError as e:
+        fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror}; choose another --port, or 0 for a free one")
+    host, bound = server.server_address[:2]
+    console.print(f"serving {len(run_dirs)} run(s) at http://{host}:{bound}/ (Ctrl-C stops)", highlight=False)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.shutdown()

@@ -1,0 +1,109 @@
+"""The report as one self-contained HTML page (`reclaim report --format html`), and the trial
+pages it opens (`reclaim view` serves the same pages from a run's folder).
+
+Every style, script and chart is in the page: charts are matplotlib's SVG inline, templates are
+jinja2's (autoescaped: an agent's bytes are text, never markup), and nothing is fetched at view
+time. Trial pages are packed into the file gzip'd and unpacked by the browser when a matrix cell
+is clicked, so a 1,200-trial summary stays small and opens at once."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import time
+from collections import Counter
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from reclaim.report.aggregate import LEVELS, Report
+from reclaim.report.html.charts import OUTCOME_COLOURS, budget_chart, rates_chart
+from reclaim.report.html.trialdata import trial_page
+from reclaim.report.story import NotATrial
+from reclaim.store import RunDir, TrialRecord
+from reclaim.words import plural
+
+
+@cache
+def environment():
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("reclaim.report.html", "templates"),
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(pct=lambda x: "—" if x is None else f"{100 * x:.0f} %",
+                       ci=lambda row: "—" if row.rate is None else f"[{100 * row.ci_low:.0f}, {100 * row.ci_high:.0f}]")
+    return env
+
+
+def asset(name: str) -> str:
+    return resources.files("reclaim.report.html").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _when(ts: float | None) -> str:
+    return "—" if not ts else time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def trial_fragment(trial_dir: Path) -> str:
+    """One trial's page as an HTML fragment (what a matrix cell opens)."""
+    return environment().get_template("trial.html.j2").render(p=trial_page(trial_dir))
+
+
+def _pack(html: str) -> str:
+    return base64.b64encode(gzip.compress(html.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+
+
+def summary_html(rd: RunDir, report: Report, records: list[TrialRecord], *, embed_trials: bool = True,
+                 trial_base: str | None = None) -> str:
+    """The summary page of a run. ``embed_trials``: carry every trial page (one file to share);
+    else ``trial_base`` is the URL prefix the page fetches them from (reclaim view)."""
+    spec = rd.spec()
+    agents = list(dict.fromkeys(t.agent for t in report.trials)) or list(spec.agents)
+    by_cell: dict[tuple[str, str], list] = {}
+    level_of: dict[str, str] = {}
+    for t in report.trials:
+        by_cell.setdefault((t.task, t.agent), []).append(
+            {"id": f"{t.task}__{t.agent}__{t.seed}", "outcome": t.outcome, "reason": t.reason, "seed": t.seed})
+        level_of[t.task] = t.level
+    tasks = sorted(level_of, key=lambda task: (LEVELS.index(level_of[task]) if level_of[task] in LEVELS else 9, task))
+    matrix = [(task, level_of[task], [sorted(by_cell.get((task, a), []), key=lambda c: c["seed"]) for a in agents])
+              for task in tasks]
+    outcome = {t_id: t.outcome for t in report.trials for t_id in [f"{t.task}__{t.agent}__{t.seed}"]}
+    wall = [(r.trial_id, r.budget.wall_limit_s / 60, r.budget.agent_wall_s / 60, outcome.get(r.trial_id, ""))
+            for r in records if r.done]
+    gpu = [(r.trial_id, r.budget.gpu_hours_limit, r.budget.gpu_hours_allocated, outcome.get(r.trial_id, ""))
+           for r in records if r.done and r.budget.gpu_hours_limit]
+    money = [(r.trial_id, 0.0, r.budget.model_usd, outcome.get(r.trial_id, "")) for r in records
+             if r.done and r.budget.model_usd]
+    budget_svgs = [budget_chart(wall, "minutes", "Agent wall time")]
+    if gpu:
+        budget_svgs.append(budget_chart(gpu, "GPU-hours", "GPU-hours"))
+    if money:
+        budget_svgs.append(budget_chart(money, "USD", "Model spend (no budget line: USD used)"))
+    flags = Counter(f for t in report.trials for f in t.flags).most_common()
+    reasons = Counter((t.outcome, t.reason) for t in report.trials if t.reason).most_common(30)
+    starts = [r.started for r in records if r.started]
+    ends = [r.finished for r in records if r.finished]
+    tot = report.totals
+    totals_line = (f"{plural(tot.trials, 'trial')} of {tot.planned} · elapsed {tot.elapsed_s:.1f} s · summed trial "
+                   f"time {tot.wall_s:.1f} s · GPU-hours {tot.gpu_hours_allocated:.3f} allocated · model "
+                   f"{tot.model_tokens} tokens ${tot.model_usd:.4f}")
+    packed = []
+    if embed_trials:
+        for r in records:
+            try:
+                packed.append((r.trial_id, _pack(trial_fragment(rd.trial_dir(r.trial_id)))))
+            except NotATrial:
+                continue
+    return environment().get_template("summary.html.j2").render(
+        r=report, spec=spec, agents=agents, judge=report.judge + _judge_version(spec),
+        levels=[(lv, report.levels[lv]) for lv in LEVELS if lv in report.levels], matrix=matrix,
+        colours=OUTCOME_COLOURS, rates_svg=rates_chart(report), budget_svgs=budget_svgs, flags=flags,
+        reasons=reasons, totals_line=totals_line, started=_when(min(starts, default=None)),
+        ended=_when(max(ends, default=None)), packed_trials=packed, trial_base=trial_base,
+        css=asset("style.css"), js=asset("app.js"))
+
+
+def _judge_version(spec) -> str:
+    cfg = spec.judge_config or {}
+    bits = [str(cfg[k]) for k in ("model", "version") if cfg.get(k)]
+    return f" ({', '.join(bits)})" if bits else ""
