@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import run_suite, task_yaml, write_agent, write_suite
