@@ -159,3 +159,41 @@ def test_reclaim_view_compares_two_runs_and_loads_trials_on_demand(tmp_path, pag
             urllib.request.urlopen(base + "/run/0/trial/..%2F..%2Frun.json")
     finally:
         server.shutdown()
+
+
+def test_reclaim_view_compares_two_judges_of_one_run(run, page, tmp_path):
+    """A run judged again (verdicts side by side in verdicts/): one column per judge, and the
+    papers where the judges disagree."""
+    from reclaim.report.html.server import serve
+
+    rd, _, _ = run
+    tid = "mean-run__reference__0"
+    for trial in rd.trials_dir.iterdir():  # a second judge's verdicts: stricter on one trial
+        verdict = json.loads((trial / "verdicts" / "rules.json").read_text())
+        if trial.name == tid:
+            verdict["outcome"] = "not_reproduced"
+        (trial / "verdicts" / "strict.json").write_text(json.dumps(verdict))
+    server = serve([rd.path], judges=["rules", "strict"])
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+        page.screenshot(path=str(tmp_path / "judges.png"), full_page=True)
+        assert "strict" in page.locator("#leaderboard thead").inner_text()
+        rows = page.locator("#differences tbody tr")
+        assert rows.count() == 1
+        assert [c.strip() for c in rows.first.locator("td").all_inner_texts()] == ["mean-run", "reference", "1/1", "0/1"]
+    finally:
+        server.shutdown()
+        for trial in rd.trials_dir.iterdir():
+            (trial / "verdicts" / "strict.json").unlink()
+
+
+def test_the_commands_refuse_what_is_not_a_run_and_name_the_fix(run, tmp_path):
+    res = _reclaim("view", str(tmp_path))
+    assert res.returncode == 2 and "not a run directory (no run.json)" in res.stderr
+    rd, _, _ = run
+    res = _reclaim("view", str(rd.path), "--judge", "nonesuch")
+    assert res.returncode == 2 and "no verdicts of judge 'nonesuch'" in res.stderr
+    res = _reclaim("report", str(rd.path), "--format", "html")  # no -o: the page on stdout
+    assert res.returncode == 0 and res.stdout.startswith("<!doctype html>")
+    res = _reclaim("report", str(rd.path), "-o", str(tmp_path / "x.txt"))
+    assert res.returncode == 2 and "--output takes a file format" in res.stderr

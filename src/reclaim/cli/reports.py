@@ -10,7 +10,8 @@ import typer
 
 from reclaim.cli.common import console, fail
 from reclaim.report import FORMATS, render, report_of
-from reclaim.store import Outcome, RunDir, Status, TrialRecord
+from reclaim.report.of_run import NoVerdicts
+from reclaim.store import RunDir, TrialRecord
 
 
 REPORT_FORMATS = (*FORMATS, "html")
@@ -18,15 +19,10 @@ REPORT_FORMATS = (*FORMATS, "html")
 
 def build(rd: RunDir, records: list[TrialRecord] | None = None, judge_label: str | None = None):
     """The report of a run, from its trial directories (another judge's verdicts where asked)."""
-    records = records if records is not None else rd.records()
-    outcomes = None
-    if judge_label is not None and judge_label != rd.spec().judge:
-        outcomes = {r.trial_id: Outcome(o) for r in records
-                    if r.status in (Status.completed, Status.budget_exhausted)
-                    and (o := rd.verdict_outcome(r.trial_id, judge_label)) is not None}
-        if not outcomes:
-            fail(f"no verdicts of judge '{judge_label}' in {rd.path}; run: reclaim judge {rd.path} --judge ...")
-    return report_of(rd, records, judge_label, outcomes)
+    try:
+        return report_of(rd, records, judge_label)
+    except NoVerdicts as e:
+        fail(str(e))
 
 
 def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None,

@@ -32,12 +32,14 @@ class Served:
     summary: str | None = None
 
 
-def _load(run_dirs: list[Path]) -> list[Served]:
+def _load(run_dirs: list[Path], judges: list[str] | None = None) -> list[Served]:
+    """One entry per run, or per run and judge (a run judged again, verdicts side by side)."""
     out = []
     for d in run_dirs:
         rd = RunDir(Path(d))
-        report, records = report_of(rd)
-        out.append(Served(rd, report, {r.trial_id for r in records}))
+        for judge in judges or [None]:
+            report, records = report_of(rd, judge=judge)
+            out.append(Served(rd, report, {r.trial_id for r in records}))
     return out
 
 
@@ -119,10 +121,10 @@ class _Handler(BaseHTTPRequestHandler):
             return s.summary
 
 
-def serve(run_dirs: list[Path], port: int = 0) -> ThreadingHTTPServer:
-    """A started server (in a daemon thread) for these runs on 127.0.0.1; its port is
-    ``server.server_address[1]``."""
-    runs = _load(run_dirs)
+def serve(run_dirs: list[Path], port: int = 0, judges: list[str] | None = None) -> ThreadingHTTPServer:
+    """A started server (in a daemon thread) for these runs on 127.0.0.1 (each as judged by each of
+    ``judges``, default its own judge); its port is ``server.server_address[1]``."""
+    runs = _load(run_dirs, judges)
     handler = type("Handler", (_Handler,), {"runs": runs, "lock": threading.Lock()})
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
