@@ -106,6 +106,9 @@ def test_a_cell_opens_its_trial_with_the_cited_events_highlighted(run, page, tmp
     colour = page.locator("#trial-view tr.cited td").first.evaluate("td => getComputedStyle(td).backgroundColor")
     assert colour not in ("rgba(0, 0, 0, 0)", "transparent")
     assert page.locator("#trial-view .outcome").first.inner_text() == "disqualified"
+    meters = page.locator("#trial-view .timeline tr.command .meter").count()  # budget spent over time
+    assert meters > 0 and meters == len([1 for line in (rd.trial_dir(tid) / "trace.jsonl").read_text().splitlines()
+                          if '"command_finished"' in line and '"phase":"agent"' in line])
     page.screenshot(path=str(tmp_path / "trial.png"), full_page=True)
     assert page.url.endswith("#trial=" + tid)
 

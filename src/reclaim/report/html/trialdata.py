@@ -36,6 +36,7 @@ class Row(BaseModel):
     files: list[str] = Field(default_factory=list)
     role: str = ""
     cited: bool = False
+    used: float | None = Field(None, description="Share of the agent's wall budget spent when it ended (agent phase).")
 
 
 class Untrusted(BaseModel):
@@ -109,6 +110,11 @@ def trial_page(trial_dir: Path) -> TrialPage:
                     "withheld_found": lambda: f"withheld material {e.material} found: {', '.join(e.files[:5])}"}[e.kind]()
             page.timeline.append(Row(id=e.id, phase=e.phase, kind="note", cmd=text, cited=e.id in story.cited))
     page.timeline.sort(key=lambda row: row.id)
+    limit, spent = story.trial.budget.wall_limit_s, 0.0
+    for row in page.timeline:  # the budget meter over time: what the agent had spent after each command
+        if row.kind == "command" and row.phase == "agent" and limit:
+            spent += row.seconds or 0.0
+            row.used = min(1.0, spent / limit)
     page.files = page.files[:LIST_LIMIT]
     page.transcript = _agent_files(trial_dir)
     return page
