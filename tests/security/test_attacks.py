@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections import defaultdict
 
 import attackeval
@@ -70,8 +71,8 @@ def attack_suite(request, tmp_path_factory):
 
     yield get
     if not os.environ.get("RECLAIM_SECURITY_KEEP"):
-        for work in cleanup:
-            shutil.rmtree(work, ignore_errors=True)
+        for work in cleanup:  # rm, not shutil.rmtree: the attacks leave 100,000-file trees (37 s in Python)
+            subprocess.run(["rm", "-rf", "--one-file-system", str(work)], check=False)
 
 
 def _check(attack_suite, dim: str, attack, category: str) -> None:

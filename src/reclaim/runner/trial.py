@@ -344,7 +344,7 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                       "image": config.image, **resources.sandbox_extras()}
             # every re-run gets the agent's environment as it left it, and a home and /tmp of its own:
             # nothing one re-run leaves there can feed the next
-            def fresh(base: Path) -> dict:
+            def own_places(base: Path) -> dict:
                 own = {"binds": tenv.reexec_binds(base), "tmp": tenv.tmp(base)}
                 if net is not None:  # without the data, no fetching it again either
                     policy = trial_policy(spec, s.package_hosts, False,
@@ -352,8 +352,7 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                     own["egress"] = net.open(base.name, policy, "reexec")
                 return own
 
-            if s.sandbox == "process":
-                fresh = None
+            fresh = None if s.sandbox == "process" else own_places
             if audit_dir.is_dir():
                 (tdir / "reexec" / "audit").mkdir()
                 extras["binds"] += audit.binds(tdir / "reexec" / "audit", s.sandbox)
