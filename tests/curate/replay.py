@@ -42,9 +42,10 @@ def atom(entries: list[dict]) -> str:
 
 
 class Replay:
-    def __init__(self, notes: list, arxiv: dict[str, dict] | None = None):
+    def __init__(self, notes: list, arxiv: dict[str, dict] | None = None, files: dict[str, bytes] | None = None):
         self.notes = notes
         self.arxiv = arxiv or {}
+        self.files = files or {}
         self.hits: Counter = Counter()
         self.fail_first: dict[str, list[int]] = {}  # path+query -> statuses to answer first
         replay = self
@@ -70,6 +71,8 @@ class Replay:
                     status = queued.pop(0)
                     return self._send(status, b'{"name": "RateLimitError"}', headers={"Retry-After": "0"}
                                       if status == 429 else None)
+                if url.path in replay.files:
+                    return self._send(200, replay.files[url.path], "application/pdf")
                 q = {k: v[0] for k, v in parse_qs(url.query).items()}
                 if url.path == "/notes":
                     venue, limit, offset = q.get("content.venueid"), int(q.get("limit", 1000)), int(q.get("offset", 0))

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "judge-eval": ("reclaim.cli.judging:judge_eval", "Score a judge against gold-labelled trials."),
     "tasks": ("reclaim.cli.tasks:tasks_app", "List, validate and create tasks of a suite."),
     "materials": ("reclaim.cli.materials:materials_app", "Fetch released materials and papers into the cache."),
+    "curate": ("reclaim.cli.curate:curate_app", "Draft next year's suite from a venue's accepted papers; review it."),
     "agents": ("reclaim.cli.agents:agents_app", "The agents reclaim can run; install third-party ones."),
     "index": ("reclaim.cli.runs:index_app", "The SQLite index over run directories."),
 }

@@ -157,6 +157,8 @@ def run(
         help="Folder of runs and their index (default $RECLAIM_HOME/runs when set, else ./runs).")] = None,
     private: Annotated[bool, typer.Option(
         help="Records readable by you alone (files 0600, folders 0700); default 0644/0755, for colleagues.")] = False,
+    allow_pending: Annotated[bool, typer.Option(
+        help="Also run tasks of a curated draft that no one has reviewed yet (review: pending).")] = False,
     resume: Annotated[Optional[Path], typer.Option(
         help="Finish an interrupted run: its folder, or its id in the runs root. Keeps the run's plan; "
              "takes only --executor, --suite (moved, same tasks) and --format.")] = None,
@@ -186,7 +188,7 @@ def run(
                           sandbox=pick_sandbox(sandbox), runs_root=runs_root,
                           judge=judge_config(judge, judge_model, judge_base_url, judge_samples,
                                              judge_max_tokens, judge_prices, judge_cache),
-                          run_dir=run_dir, private=private, model=model, gpus=gpus, budget_scale=budget_scale,
+                          run_dir=run_dir, private=private, allow_pending=allow_pending, model=model, gpus=gpus, budget_scale=budget_scale,
                           executor=executor or "local", max_retries=max_retries, image=image,
                           offline=offline, materials_cache=materials_cache,
                           slurm=SlurmOptions(partition=slurm_partition, account=slurm_account), upstreams=upstreams(openai_base_url, anthropic_base_url, prices))

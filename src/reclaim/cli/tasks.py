@@ -82,6 +82,8 @@ def validate(
     keep: Annotated[bool, typer.Option(
         "--keep", help="Keep the run folder of --with-reference and print its path (kept anyway when a "
                        "task fails).")] = False,
+    allow_pending: Annotated[bool, typer.Option(
+        help="Accept tasks of a curated draft that no one has reviewed yet (review: pending).")] = False,
 ) -> None:
     """Check every task of a suite and list all problems, not just the first; warn where the rules
     cannot check a target."""
@@ -96,6 +98,15 @@ def validate(
     from reclaim.cli.validation import task_warnings
     from reclaim.sandbox import check_backend, default_backend
 
+    unreviewed = [t for t in s.tasks if t.spec.review is not None and t.spec.review.status != "accepted"
+                  and not (allow_pending and t.spec.review.status == "pending")]
+    for t in unreviewed:
+        err.print(f"[red]✗[/] {escape(str(t.dir / 'task.yaml'))}: review: {t.spec.review.status}: a curated draft "
+                  f"that no one has accepted; review it with: reclaim curate review {escape(str(s.dir))} "
+                  "(or validate it as it is with --allow-pending)", highlight=False)
+    if unreviewed:
+        err.print(f"[bold red]{len(unreviewed)} problem(s)[/] in {s.dir}")
+        raise typer.Exit(1)
     warned = 0
     for name in unlisted_tasks(s.dir, s.meta):  # a folder the tasks: list leaves out is skipped silently
         warned += 1

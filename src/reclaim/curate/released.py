@@ -11,6 +11,8 @@ The level, with its rule written down: verified code and verified weights -> run
 
 from __future__ import annotations
 
+import os
+
 from pydantic import BaseModel, Field
 
 from reclaim.curate.http import Fetcher
@@ -48,9 +50,12 @@ class Release(BaseModel):
 
 
 class Apis(BaseModel):
-    github: str = GITHUB_API
-    hf: str = HF_API
-    zenodo: str = ZENODO_API
+    """Where the hosts' APIs answer: the public ones, or what GITHUB_API_URL, HF_ENDPOINT (both the
+    hosts' own conventions) and RECLAIM_ZENODO_API name (an enterprise GitHub, a Hub mirror)."""
+
+    github: str = Field(default_factory=lambda: os.environ.get("GITHUB_API_URL", GITHUB_API).rstrip("/"))
+    hf: str = Field(default_factory=lambda: os.environ.get("HF_ENDPOINT", HF_API).rstrip("/"))
+    zenodo: str = Field(default_factory=lambda: os.environ.get("RECLAIM_ZENODO_API", ZENODO_API).rstrip("/"))
 
 
 def _github(link: Link, f: Fetcher, api: str) -> Verified:

@@ -7,6 +7,7 @@ skipped with its reason kept (``problems``), never a crash and never a silently 
 from __future__ import annotations
 
 import csv
+import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -18,9 +19,9 @@ from pydantic import BaseModel, Field
 
 from reclaim.curate.http import Fetcher, FetchError
 
-OPENREVIEW_API = "https://api2.openreview.net"
-OPENREVIEW_SITE = "https://openreview.net"
-ARXIV_API = "https://export.arxiv.org/api/query"
+OPENREVIEW_API = "https://api2.openreview.net"  # or $RECLAIM_OPENREVIEW_API (a mirror, a replay in tests)
+OPENREVIEW_SITE = "https://openreview.net"  # or $RECLAIM_OPENREVIEW_SITE
+ARXIV_API = "https://export.arxiv.org/api/query"  # or $RECLAIM_ARXIV_API
 PAGE = 1000
 ATOM = {"a": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
 ARXIV_ID = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")
@@ -68,8 +69,10 @@ class OpenReview:
 
     name = "openreview"
 
-    def __init__(self, venue_id: str, fetcher: Fetcher, api: str = OPENREVIEW_API, site: str = OPENREVIEW_SITE,
+    def __init__(self, venue_id: str, fetcher: Fetcher, api: str | None = None, site: str | None = None,
                  page: int = PAGE):
+        api = api or os.environ.get("RECLAIM_OPENREVIEW_API") or OPENREVIEW_API
+        site = site or os.environ.get("RECLAIM_OPENREVIEW_SITE") or OPENREVIEW_SITE
         self.venue_id, self.fetcher, self.api, self.site = venue_id, fetcher, api.rstrip("/"), site.rstrip("/")
         self.page = page
         self.problems: list[str] = []
@@ -122,7 +125,8 @@ class Arxiv:
 
     name = "arxiv"
 
-    def __init__(self, ids: list[str], fetcher: Fetcher, api: str = ARXIV_API, batch: int = 100):
+    def __init__(self, ids: list[str], fetcher: Fetcher, api: str | None = None, batch: int = 100):
+        api = api or os.environ.get("RECLAIM_ARXIV_API") or ARXIV_API
         self.ids, self.fetcher, self.api, self.batch = ids, fetcher, api, batch
         self.problems: list[str] = []
 

@@ -48,6 +48,8 @@ class RunOptions:
     """None: $RECLAIM_HOME/runs, else ./runs (store/home.py)."""
     run_dir: Path | None = None
     private: bool = False
+    allow_pending: bool = False
+    """Run tasks of a curated draft that no one has reviewed yet (review: pending)."""
     budget_scale: float = 1.0
     model: str | None = None
     upstreams: Upstreams = field(default_factory=Upstreams)
@@ -99,6 +101,12 @@ def check_run(opts: RunOptions) -> Checked:
              if (not opts.tasks or t.id in opts.tasks) and (not opts.levels or t.spec.level in opts.levels)]
     if not tasks:
         raise RunError("no task matches the --task/--level filters")
+    unreviewed = [t.id for t in tasks if t.spec.review is not None and t.spec.review.status != "accepted"
+                  and not (opts.allow_pending and t.spec.review.status == "pending")]
+    if unreviewed:
+        raise RunError(f"task(s) {', '.join(unreviewed)} of a curated draft are not accepted (review: pending or "
+                       f"rejected); review them: reclaim curate review {suite.dir}, or run pending ones with "
+                       "--allow-pending")
     if opts.seeds < 1 or opts.jobs < 1:
         raise RunError("--seeds and --jobs must be at least 1")
     if opts.max_retries < 0:

@@ -249,6 +249,18 @@ class Network(Strict):
         return self
 
 
+class Review(Strict):
+    """A drafted task's review (reclaim curate): pending until a person accepts it."""
+
+    status: Literal["pending", "accepted", "rejected"] = Field(
+        description="pending: drafted, not yet checked by a person; run and validate refuse it unless told "
+                    "--allow-pending. accepted: checked. rejected: kept for the record, never run.")
+    checklist: dict[str, str] = Field(default_factory=dict, description="What the reviewer must confirm, and what "
+                                                                        "the draft found for each.")
+    by: str | None = Field(None, description="Who reviewed it.")
+    notes: str = ""
+
+
 class TaskSpec(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$", description="Task id: lowercase, digits, dashes.")
     paper: Paper
@@ -262,6 +274,7 @@ class TaskSpec(Strict):
         default=None, description="What the harness prepares before the agent starts (python, packages, image).")
     network: Network = Field(default_factory=Network, description="What the sandbox may reach, through the egress proxy.")
     tags: list[str] = Field(default_factory=list)
+    review: Review | None = Field(None, description="Set by reclaim curate: a drafted task stays pending until reviewed.")
 
     @model_validator(mode="after")
     def _every_metric_has_a_tolerance(self) -> TaskSpec:

@@ -1,0 +1,90 @@
+"""reclaim curate end to end: a venue's accepted papers (OpenReview v2 with PDFs) and the hosts
+their links point at, all local servers in the real formats; a draft suite written, refused by
+validate and run while pending, the same draft again offline from the cache, then reviewed."""
+
+from __future__ import annotations
+
+import random
+
+import yaml
+from hosts import Catalog, HostApis, make_paper, make_pdf
+from replay import Replay, note
+from typer.testing import CliRunner
+
+from reclaim.cli.main import app
+from reclaim.spec.load import load_task
+
+VENUE = "NeurIPS.cc/2025/Conference"
+TABLE = ("\n\nTable 1: Main results on the benchmark.\n\n| Method | Accuracy (%) | Test loss |\n|---|---|---|\n"
+         "| Baseline | 71.0 | 0.93 |\n| {row} | {value} | 0.41 |\n\nWe train on 4 A100 GPUs for 6 hours.\n")
+
+
+def _venue(tmp_path, n: int = 12):
+    cat, rng = Catalog(), random.Random(7)
+    notes, files = [], {}
+    for i in range(n):
+        text, _ = make_paper(i, rng, cat)
+        text += TABLE.format(row="Ours" if i != n - 1 else "Another baseline", value=f"7{i % 10}.5")
+        make_pdf(text, tmp_path / f"p{i}.pdf")
+        files[f"/pdf/{i:040x}.pdf"] = (tmp_path / f"p{i}.pdf").read_bytes()
+        notes.append(note(i, VENUE, keywords={"value": [["vision", "graphs", "theory"][i % 3]]}))
+    return Replay(notes, files=files), HostApis(cat)
+
+
+def test_build_a_draft_refuse_it_pending_rebuild_offline_and_review(tmp_path, monkeypatch):
+    replay, hosts = _venue(tmp_path)
+    monkeypatch.setenv("RECLAIM_OPENREVIEW_API", replay.url)
+    monkeypatch.setenv("RECLAIM_OPENREVIEW_SITE", replay.url)
+    monkeypatch.setenv("GITHUB_API_URL", hosts.apis.github)
+    monkeypatch.setenv("HF_ENDPOINT", hosts.apis.hf)
+    monkeypatch.setenv("RECLAIM_ZENODO_API", hosts.apis.zenodo)
+    cache, draft = tmp_path / "cache", tmp_path / "draft"
+    args = ["curate", "build", "--openreview", VENUE, "--sample", "8", "--seed", "3", "--cache", str(cache),
+            "--name", "neurips", "--version", "2026.0", "--interval", "0"]
+    runner = CliRunner()
+    res = runner.invoke(app, [*args, "-o", str(draft)])
+    assert res.exit_code == 0, res.output
+    assert "12 paper(s) read, 8 drafted" in res.output and "1 left out" in res.output
+    tasks = sorted(draft.glob("*/task.yaml"))
+    assert len(tasks) == 8
+    for t in tasks:
+        spec = load_task(t.parent)  # a valid task, pending review
+        assert spec.review.status == "pending" and spec.target.value in {70.5 + k for k in range(10)}
+        assert spec.target.where == "Table 1, row 'Ours', column 'Accuracy (%)'" and spec.criteria.abs_tol == 1.0
+        assert spec.budget.gpu_hours == 36.0 and "4 A100 GPUs for 6 hours" in spec.review.checklist["budget rule"]
+        assert "found there by code" in spec.review.checklist["claim at its location"]
+        if spec.level.value in ("run", "retrain"):
+            assert spec.materials.code.git.commit == "a" * 40
+    assert "Another baseline" not in (draft / "CURATION.md").read_text() and "no results table with a row" in \
+        (draft / "CURATION.md").read_text()
+
+    before = sum(replay.hits.values())
+    replay.close()
+    res = runner.invoke(app, [*args, "-o", str(tmp_path / "again"), "--offline"])
+    assert res.exit_code == 0, res.output
+    assert "0 request(s)" in res.output and sum(replay.hits.values()) == before
+    assert [p.read_text() for p in tasks] == [p.read_text() for p in sorted((tmp_path / "again").glob("*/task.yaml"))]
+
+    res = runner.invoke(app, ["tasks", "validate", str(draft)])
+    assert res.exit_code == 1 and "review: pending" in res.output and "reclaim curate review" in res.output
+    res = runner.invoke(app, ["run", "--suite", str(draft), "--agent", "nop", "--dry-run"])
+    assert res.exit_code == 2 and "not accepted" in res.output and "--allow-pending" in res.output
+
+    res = runner.invoke(app, ["curate", "review", str(draft), "--reviewer", "ada"], input="a\nr\n" + "s\n" * 6)
+    assert res.exit_code == 0, res.output
+    assert "accepted 1, rejected 1, skipped 6" in res.output
+    statuses = [yaml.safe_load(p.read_text())["review"] for p in tasks]
+    assert statuses[0]["status"] == "accepted" and statuses[0]["by"] == "ada"
+    assert statuses[1]["status"] == "rejected"
+    res = runner.invoke(app, ["tasks", "validate", str(draft), "--allow-pending"])
+    assert res.exit_code == 1 and "review: rejected" in res.output  # rejected is never let through
+
+
+def test_build_names_its_source_and_refuses_a_used_folder(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(app, ["curate", "build", "-o", str(tmp_path / "d")])
+    assert res.exit_code == 2 and "give one source" in res.output
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    res = runner.invoke(app, ["curate", "build", "--csv", str(tmp_path / "none.csv"), "-o", str(tmp_path / "full")])
+    assert res.exit_code == 2 and "is not empty" in res.output
