@@ -118,7 +118,8 @@ class HostApis:
                         return self._json(404, {"message": "Not Found"})
                     if len(path) == 4:
                         return self._json(200, {"full_name": key, "private": repo["private"], "size": 120,
-                                                "default_branch": "main", "license": {"spdx_id": "MIT"}})
+                                                "default_branch": "main", "license": {"spdx_id": "MIT"},
+                                                "created_at": "2025-04-01T08:00:00Z"})
                     if path[4] == "commits":
                         return self._json(200, {"sha": "a" * 40})
                     if path[4:6] == ["git", "trees"]:

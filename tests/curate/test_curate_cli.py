@@ -55,6 +55,8 @@ def test_build_a_draft_refuse_it_pending_rebuild_offline_and_review(tmp_path, mo
         assert "found there by code" in spec.review.checklist["claim at its location"]
         if spec.level.value in ("run", "retrain"):
             assert spec.materials.code.git.commit == "a" * 40
+            assert "code-created:2025-04-01" in spec.tags  # dates kept, to filter by a training cut-off
+        assert "published:2025-09-16" in spec.tags
     assert "Another baseline" not in (draft / "CURATION.md").read_text() and "no results table with a row" in \
         (draft / "CURATION.md").read_text()
 

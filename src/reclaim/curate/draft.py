@@ -93,10 +93,15 @@ def task_yaml(c: Curated, task_id: str, year: int) -> dict:
         "criteria": cand.criteria,
         "budget": {"wall_minutes": b.wall_minutes, "gpu_hours": b.gpu_hours, "gpus": b.gpus},
         "reference": None,
-        "tags": [c.area, f"published:{p.published or 'unknown'}", f"first-version:{p.first_version or 'unknown'}"],
+        "tags": [c.area, f"published:{p.published or 'unknown'}", f"first-version:{p.first_version or 'unknown'}",
+                 f"code-created:{_created(c) or 'unknown'}"],
         "review": {"status": "pending", "checklist": checklist(c)},
     }
     return spec
+
+
+def _created(c: Curated) -> str | None:
+    return next((v.created for v in c.release.released("code") if v.created), None)
 
 
 def checklist(c: Curated) -> dict[str, str]:
@@ -130,9 +135,10 @@ def write_draft(items: list[Curated], dest: Path, *, name: str, version: str, ye
         (d / "paper.md").write_text(c.text if c.text.strip() else f"# {c.paper.title}\n\n{c.paper.abstract}\n")
         written.append(d)
     lines = [f"# {name} {version}: curation record", "", f"Seed {seed}; {len(items)} task(s) drafted.", "",
-             "| task | level | area | budget band | published | first arXiv version |", "|---|---|---|---|---|---|"]
+             "| task | level | area | budget band | published | first arXiv version | code created |",
+             "|---|---|---|---|---|---|---|"]
     lines += [f"| {d.name} | {c.release.level} | {c.area} | {c.band} | {c.paper.published or '—'} | "
-              f"{c.paper.first_version or '—'} |" for c, d in zip(items, written)]
+              f"{c.paper.first_version or '—'} | {_created(c) or '—'} |" for c, d in zip(items, written)]
     lines += ["", "## Left out", ""] + [f"- {title}: {why}" for title, why in left_out]
     (dest / "CURATION.md").write_text("\n".join(lines) + "\n")
     return written

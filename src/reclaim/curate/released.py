@@ -34,6 +34,7 @@ class Verified(BaseModel):
     license: str | None = None
     size_kb: int | None = None
     checkpoints: list[str] = Field(default_factory=list)
+    created: str | None = Field(None, description="When the repository was created (a contamination date).")
 
 
 class Release(BaseModel):
@@ -77,6 +78,7 @@ def _github(link: Link, f: Fetcher, api: str) -> Verified:
             files = [e.get("path", "") for e in t.json().get("tree", []) if e.get("type") == "blob"]
     lic = (repo.get("license") or {}).get("spdx_id")
     return Verified(link=link, ok=sha is not None, pin=sha, license=lic, size_kb=repo.get("size"),
+                    created=(repo.get("created_at") or "")[:10] or None,
                     checkpoints=[p for p in files if p.lower().endswith(CHECKPOINT_SUFFIXES)],
                     reason=f"public, {lic or 'no license'}, {branch} at {sha[:12] if sha else '?'}")
 
