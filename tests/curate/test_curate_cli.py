@@ -90,3 +90,22 @@ def test_build_names_its_source_and_refuses_a_used_folder(tmp_path):
     (tmp_path / "full" / "x").write_text("x")
     res = runner.invoke(app, ["curate", "build", "--csv", str(tmp_path / "none.csv"), "-o", str(tmp_path / "full")])
     assert res.exit_code == 2 and "is not empty" in res.output
+
+
+def test_a_folder_of_pdfs_for_any_other_venue(tmp_path, monkeypatch):
+    cat, rng = Catalog(), random.Random(3)
+    hosts = HostApis(cat)
+    monkeypatch.setenv("GITHUB_API_URL", hosts.apis.github)
+    monkeypatch.setenv("HF_ENDPOINT", hosts.apis.hf)
+    monkeypatch.setenv("RECLAIM_ZENODO_API", hosts.apis.zenodo)
+    (tmp_path / "pdfs").mkdir()
+    for i in range(3):
+        text, _ = make_paper(i, rng, cat)
+        make_pdf(text + TABLE.format(row="Ours", value="81.5"), tmp_path / "pdfs" / f"paper{i}.pdf")
+    (tmp_path / "pdfs" / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    res = CliRunner().invoke(app, ["curate", "build", "--pdf-folder", str(tmp_path / "pdfs"), "-o",
+                                   str(tmp_path / "draft"), "--cache", str(tmp_path / "cache"), "--interval", "0"])
+    assert res.exit_code == 0, res.output
+    assert "3 paper(s) read, 3 drafted" in res.output and "broken.pdf: unreadable PDF" in res.output
+    titles = sorted(yaml.safe_load(p.read_text())["paper"]["title"] for p in (tmp_path / "draft").glob("*/task.yaml"))
+    assert titles == ["Method 0: a study", "Method 1: a study", "Method 2: a study"]

@@ -24,6 +24,7 @@ def build(
     openreview: Annotated[Optional[str], typer.Option(help="OpenReview venue id, e.g. NeurIPS.cc/2025/Conference.")] = None,
     arxiv: Annotated[Optional[list[str]], typer.Option(help="arXiv id; repeatable.")] = None,
     csv: Annotated[Optional[Path], typer.Option(help="A CSV of papers for any other venue (a title column at least).")] = None,
+    pdf_folder: Annotated[Optional[Path], typer.Option(help="A folder of PDFs for any other venue, one paper each.")] = None,
     sample: Annotated[int, typer.Option(help="How many papers to draft (a stratified sample).")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of the sample: the same cache and seed give the same draft.")] = 0,
     name: Annotated[str, typer.Option(help="The suite's name.")] = "draft",
@@ -39,16 +40,16 @@ def build(
     review: pending, with the checklist a person confirms (reclaim curate review)."""
     from reclaim.curate.http import Fetcher, FetchError
     from reclaim.curate.pipeline import curate
-    from reclaim.curate.sources import Arxiv, CsvPapers, OpenReview
+    from reclaim.curate.sources import Arxiv, CsvPapers, OpenReview, PdfFolder
 
-    given = [x for x in (openreview, arxiv, csv) if x]
+    given = [x for x in (openreview, arxiv, csv, pdf_folder) if x]
     if len(given) != 1:
-        fail("give one source: --openreview VENUE_ID, --arxiv ID (repeatable) or --csv FILE")
+        fail("give one source: --openreview VENUE_ID, --arxiv ID (repeatable), --csv FILE or --pdf-folder DIR")
     if out.exists() and any(out.iterdir()):
         fail(f"{out} is not empty; give a new folder for the draft")
     fetcher = Fetcher(cache, offline=offline, min_interval=interval)
     source = (OpenReview(openreview, fetcher) if openreview else Arxiv(list(arxiv), fetcher) if arxiv
-              else CsvPapers(csv))
+              else CsvPapers(csv) if csv else PdfFolder(pdf_folder))
     try:
         s = curate(source, fetcher, out, n=sample, seed=seed, name=name, version=version, year=year, read_pdfs=pdfs)
     except FetchError as e:
@@ -58,10 +59,10 @@ def build(
     console.print(f"{s.papers} paper(s) read, {s.drafted} drafted into {out} "
                   f"({', '.join(f'{k} {v}' for k, v in sorted(s.levels.items())) or 'none'}); "
                   f"{len(s.left_out)} left out (CURATION.md says why); {s.requests} request(s), {s.seconds:.1f} s",
-                  highlight=False)
+                  highlight=False, soft_wrap=True)  # paths whole, to paste
     for p in s.problems[:20]:
-        console.print(f"[yellow]![/] {escape(p)}", highlight=False)
-    console.print(f"next: reclaim curate review {out}", highlight=False)
+        console.print(f"[yellow]![/] {escape(p)}", highlight=False, soft_wrap=True)
+    console.print(f"next: reclaim curate review {out}", highlight=False, soft_wrap=True)
 
 
 def _show(path: Path, spec: dict) -> None:

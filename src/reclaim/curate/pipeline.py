@@ -31,6 +31,8 @@ def paper_text(paper, fetcher: Fetcher, read_pdfs: bool) -> str:
     """The paper's text: its PDF read by reclaim's extraction where asked and reachable, else its
     title and abstract (links in the abstract are still found)."""
     head = f"# {paper.title}\n\n## Abstract\n\n{paper.abstract}\n"
+    if paper.text:  # read already (a local PDF)
+        return head + "\n" + paper.text
     if not (read_pdfs and paper.pdf):
         return head
     try:

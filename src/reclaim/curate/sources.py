@@ -1,5 +1,5 @@
 """Where a year's papers come from, behind one protocol: OpenReview (API v2, a venue's accepted
-notes), arXiv (its Atom API, by id), or a CSV that a person wrote for any other venue.
+notes), arXiv (its Atom API, by id), or for any other venue a CSV a person wrote or a folder of PDFs.
 
 Every source yields ``Paper`` records and says what it could not read: a malformed entry is
 skipped with its reason kept (``problems``), never a crash and never a silently shorter list."""
@@ -43,6 +43,7 @@ class Paper(BaseModel):
     published: str | None = Field(None, description="ISO date the venue published it.")
     first_version: str | None = Field(None, description="ISO date of the first arXiv version, where known.")
     arxiv: str | None = None
+    text: str = Field("", description="The paper's text where the source has it already (a local PDF).")
 
 
 class Source(Protocol):
@@ -189,3 +190,30 @@ class CsvPapers:
                             abstract=row.get("abstract") or "", pdf=row.get("pdf") or "", url=row.get("url") or "",
                             published=row.get("published") or None, arxiv=row.get("arxiv") or None,
                             venue=row.get("venue") or "", decision=row.get("decision") or "")
+
+
+class PdfFolder:
+    """Any other venue as a folder of PDFs: one paper each, titled by the first line of its text
+    (else its file name), read by reclaim's own PDF extraction."""
+
+    name = "pdfs"
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.problems: list[str] = []
+
+    def papers(self) -> Iterator[Paper]:
+        if not self.folder.is_dir():
+            raise FetchError(f"{self.folder}: not a folder of PDFs")
+        from reclaim.materials.paper import pdf_to_text
+
+        for pdf in sorted(self.folder.glob("*.pdf")):
+            try:
+                text = pdf_to_text(pdf, str(pdf))
+            except Exception as e:  # noqa: BLE001 - one unreadable PDF is reported, the rest go on
+                self.problems.append(f"{pdf}: unreadable PDF ({e}); skipped")
+                continue
+            first = next((ln.strip("# ").strip() for ln in text.splitlines()
+                          if ln.strip() and not ln.startswith("<!--")), "")
+            yield Paper(source=self.name, id=pdf.stem, title=first[:300] or pdf.stem, pdf=pdf.resolve().as_uri(),
+                        url=pdf.resolve().as_uri(), text=text)
