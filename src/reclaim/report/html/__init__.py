@@ -20,7 +20,7 @@ from reclaim.report.aggregate import LEVELS, Report
 from reclaim.report.html.charts import OUTCOME_COLOURS, budget_chart, rates_chart
 from reclaim.report.html.trialdata import trial_page
 from reclaim.report.story import NotATrial
-from reclaim.store import RunDir, TrialRecord
+from reclaim.store import RunDir, TrialRecord, trial_id
 from reclaim.words import plural
 
 
@@ -62,12 +62,12 @@ def summary_html(rd: RunDir, report: Report, records: list[TrialRecord], *, embe
     level_of: dict[str, str] = {}
     for t in report.trials:
         by_cell.setdefault((t.task, t.agent), []).append(
-            {"id": f"{t.task}__{t.agent}__{t.seed}", "outcome": t.outcome, "reason": t.reason, "seed": t.seed})
+            {"id": trial_id(t.task, t.agent, t.seed), "outcome": t.outcome, "reason": t.reason, "seed": t.seed})
         level_of[t.task] = t.level
     tasks = sorted(level_of, key=lambda task: (LEVELS.index(level_of[task]) if level_of[task] in LEVELS else 9, task))
     matrix = [(task, level_of[task], [sorted(by_cell.get((task, a), []), key=lambda c: c["seed"]) for a in agents])
               for task in tasks]
-    outcome = {t_id: t.outcome for t in report.trials for t_id in [f"{t.task}__{t.agent}__{t.seed}"]}
+    outcome = {trial_id(t.task, t.agent, t.seed): t.outcome for t in report.trials}
     wall = [(r.trial_id, r.budget.wall_limit_s / 60, r.budget.agent_wall_s / 60, outcome.get(r.trial_id, ""))
             for r in records if r.done]
     gpu = [(r.trial_id, r.budget.gpu_hours_limit, r.budget.gpu_hours_allocated, outcome.get(r.trial_id, ""))
