@@ -109,3 +109,44 @@ def test_a_folder_of_pdfs_for_any_other_venue(tmp_path, monkeypatch):
     assert "3 paper(s) read, 3 drafted" in res.output and "broken.pdf: unreadable PDF" in res.output
     titles = sorted(yaml.safe_load(p.read_text())["paper"]["title"] for p in (tmp_path / "draft").glob("*/task.yaml"))
     assert titles == ["Method 0: a study", "Method 1: a study", "Method 2: a study"]
+
+
+def test_a_models_proposal_is_kept_only_where_its_value_stands(tmp_path, monkeypatch):
+    """An optional model proposes each headline; code re-reads the paper at the place it names. A
+    proposal whose value is there replaces the rule's; a made-up one is set aside, and said so."""
+    from scripted_openai import Reply, ScriptedOpenAI
+
+    cat, rng = Catalog(), random.Random(5)
+    hosts = HostApis(cat)
+    monkeypatch.setenv("GITHUB_API_URL", hosts.apis.github)
+    monkeypatch.setenv("HF_ENDPOINT", hosts.apis.hf)
+    monkeypatch.setenv("RECLAIM_ZENODO_API", hosts.apis.zenodo)
+    (tmp_path / "pdfs").mkdir()
+    for i in range(2):
+        text, _ = make_paper(i, rng, cat)
+        make_pdf(text + TABLE.format(row="Ours", value="81.5"), tmp_path / "pdfs" / f"paper{i}.pdf")
+    model = ScriptedOpenAI().push(
+        Reply(content={"claim": "Ours reaches a test loss of 0.41.", "metric": "Test loss", "value": 0.41,
+                       "direction": "lower_is_better", "where": "Table 1, row 'Ours', column 'Test loss'"}),
+        Reply(content={"claim": "Ours reaches 99.9 %.", "metric": "Accuracy (%)", "value": 99.9,
+                       "direction": "higher_is_better", "where": "Table 1, row 'Ours', column 'Accuracy (%)'"}))
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    try:
+        res = CliRunner().invoke(app, ["curate", "build", "--pdf-folder", str(tmp_path / "pdfs"), "-o",
+                                       str(tmp_path / "draft"), "--cache", str(tmp_path / "cache"), "--interval", "0",
+                                       "--model", "scripted", "--openai-base-url", model.url])
+    finally:
+        model.close()
+    assert res.exit_code == 0, res.output
+    specs = {yaml.safe_load(p.read_text())["paper"]["title"]: yaml.safe_load(p.read_text())
+             for p in (tmp_path / "draft").glob("*/task.yaml")}
+    kept, aside = specs["Method 0: a study"], specs["Method 1: a study"]
+    assert (kept["target"]["metric"], kept["target"]["value"], kept["target"]["direction"]) == \
+        ("test_loss", 0.41, "lower_is_better")
+    for p in (tmp_path / "draft").glob("*/task.yaml"):
+        load_task(p.parent)  # valid tasks either way
+    assert "scripted proposed it; its value stands" in kept["review"]["checklist"]["claim at its location"]
+    assert aside["target"]["value"] == 81.5  # the rule's candidate
+    assert "99.9" in aside["review"]["checklist"]["claim at its location"] and "set aside" in \
+        aside["review"]["checklist"]["claim at its location"]
+    assert len(model.requests) == 2

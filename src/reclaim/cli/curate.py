@@ -34,6 +34,11 @@ def build(
     cache: Annotated[Optional[Path], typer.Option(help="The curation cache (default ~/.cache/reclaim/curate).")] = None,
     pdfs: Annotated[bool, typer.Option(help="Read each paper's PDF (else the abstract only).")] = True,
     interval: Annotated[float, typer.Option(help="Seconds between two requests to one host (be polite to APIs).")] = 1.0,
+    model: Annotated[Optional[str], typer.Option(
+        help="Optional: a model that proposes each headline claim (kept only where code finds its value at the "
+             "place it names); key $OPENAI_API_KEY.")] = None,
+    openai_base_url: Annotated[Optional[str], typer.Option(
+        help="OpenAI-compatible endpoint for --model (default $OPENAI_BASE_URL or api.openai.com).")] = None,
 ) -> None:
     """Fetch the accepted papers, find and verify what their authors released, propose a target,
     criteria and budget each, and write a stratified sample as a suite draft: every task
@@ -50,8 +55,14 @@ def build(
     fetcher = Fetcher(cache, offline=offline, min_interval=interval)
     source = (OpenReview(openreview, fetcher) if openreview else Arxiv(list(arxiv), fetcher) if arxiv
               else CsvPapers(csv) if csv else PdfFolder(pdf_folder))
+    proposer = None
+    if model:
+        from reclaim.curate.propose import Proposer
+
+        proposer = Proposer(model, openai_base_url or os.environ.get("OPENAI_BASE_URL"), os.environ.get("OPENAI_API_KEY"))
     try:
-        s = curate(source, fetcher, out, n=sample, seed=seed, name=name, version=version, year=year, read_pdfs=pdfs)
+        s = curate(source, fetcher, out, n=sample, seed=seed, name=name, version=version, year=year, read_pdfs=pdfs,
+                   proposer=proposer)
     except FetchError as e:
         fail(str(e))
     finally:

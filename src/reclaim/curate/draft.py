@@ -27,6 +27,8 @@ class Curated(BaseModel):
     release: Release
     candidate: Candidate | None
     budget: BudgetGuess
+    proposal: str = ""
+    """What an optional model proposed, and whether code found it where it said."""
 
     @property
     def area(self) -> str:
@@ -108,7 +110,8 @@ def checklist(c: Curated) -> dict[str, str]:
     cand, rel = c.candidate, c.release
     return {
         "claim at its location": f"{cand.where}: value {cand.value:g} "
-                                 + ("found there by code" if cand.found else "NOT found there: check by hand"),
+                                 + ("found there by code" if cand.found else "NOT found there: check by hand")
+                                 + (f" ({c.proposal})" if c.proposal else ""),
         "materials verified": "; ".join([f"{v.link.kind} {v.link.url}: {v.reason}" for k in ("code", "data", "weights")
                                          for v in getattr(rel, k)] + [f"promise: {x}" for x in rel.promises]) or "none found",
         "level": f"{rel.level} ({LEVEL_RULE})",

@@ -53,7 +53,8 @@ def paper_text(paper, fetcher: Fetcher, read_pdfs: bool) -> str:
 
 
 def curate(source: Source, fetcher: Fetcher, dest: Path, *, n: int, seed: int, name: str, version: str,
-           year: int, apis: Apis | None = None, read_pdfs: bool = True) -> Summary:
+           year: int, apis: Apis | None = None, read_pdfs: bool = True, proposer=None) -> Summary:
+    """``proposer``: an optional model (curate/propose.py) whose checked proposal replaces the rule's."""
     t0 = time.monotonic()
     summary = Summary()
     items: list[Curated] = []
@@ -61,6 +62,9 @@ def curate(source: Source, fetcher: Fetcher, dest: Path, *, n: int, seed: int, n
         summary.papers += 1
         text = paper_text(paper, fetcher, read_pdfs)
         cand = headline(text, paper.title)
+        said = ""
+        if proposer is not None:
+            cand, said = proposer.propose(text, cand)
         if cand is None:
             summary.left_out.append((paper.title, "no results table with a row for the paper's own method"))
             continue
@@ -68,7 +72,7 @@ def curate(source: Source, fetcher: Fetcher, dest: Path, *, n: int, seed: int, n
             summary.left_out.append((paper.title, f"the proposed value is not where it is said to be ({cand.where})"))
             continue
         items.append(Curated(paper=paper, text=text, release=released(text, fetcher, apis), candidate=cand,
-                             budget=budget(text)))
+                             budget=budget(text), proposal=said))
     summary.problems = list(source.problems)
     chosen = sample(items, n, seed)
     write_draft(chosen, dest, name=name, version=version, year=year, seed=seed, left_out=summary.left_out)

@@ -112,7 +112,7 @@ def headline(text: str, title: str = "") -> Candidate | None:
                 continue
             value = float(m.group(0))
             where = f"Table {t.number}, row '{row[0]}', column '{name}'"
-            c = Candidate(claim=f"{title or 'The method'} reaches {name} {m.group(0)} ({where}).", metric=_slug(name),
+            c = Candidate(claim=f"{title or 'The method'} reaches {name} {m.group(0)} ({where}).", metric=metric_name(name),
                           value=value, direction=d, where=where, found=False, criteria=criteria_for(value, cell, name))
             c.found = stands(c, text)
             return c
@@ -140,7 +140,8 @@ def stands(c: Candidate, text: str) -> bool:
     return False
 
 
-def _slug(name: str) -> str:
+def metric_name(name: str) -> str:
+    """A column header as a results.json key: 'Accuracy (%)' -> 'accuracy'."""
     s = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
     return s or "metric"
 
