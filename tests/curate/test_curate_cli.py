@@ -19,6 +19,13 @@ TABLE = ("\n\nTable 1: Main results on the benchmark.\n\n| Method | Accuracy (%)
          "| Baseline | 71.0 | 0.93 |\n| {row} | {value} | 0.41 |\n\nWe train on 4 A100 GPUs for 6 hours.\n")
 
 
+def _point_at(monkeypatch, hosts: HostApis) -> None:
+    """Curation's GitHub, Hub and Zenodo APIs: the local hosts, by the variables a user would set."""
+    monkeypatch.setenv("GITHUB_API_URL", hosts.apis.github)
+    monkeypatch.setenv("HF_ENDPOINT", hosts.apis.hf)
+    monkeypatch.setenv("RECLAIM_ZENODO_API", hosts.apis.zenodo)
+
+
 def _venue(tmp_path, n: int = 12):
     cat, rng = Catalog(), random.Random(7)
     notes, files = [], {}
@@ -35,9 +42,7 @@ def test_build_a_draft_refuse_it_pending_rebuild_offline_and_review(tmp_path, mo
     replay, hosts = _venue(tmp_path)
     monkeypatch.setenv("RECLAIM_OPENREVIEW_API", replay.url)
     monkeypatch.setenv("RECLAIM_OPENREVIEW_SITE", replay.url)
-    monkeypatch.setenv("GITHUB_API_URL", hosts.apis.github)
-    monkeypatch.setenv("HF_ENDPOINT", hosts.apis.hf)
-    monkeypatch.setenv("RECLAIM_ZENODO_API", hosts.apis.zenodo)
+    _point_at(monkeypatch, hosts)
     cache, draft = tmp_path / "cache", tmp_path / "draft"
     args = ["curate", "build", "--openreview", VENUE, "--sample", "8", "--seed", "3", "--cache", str(cache),
             "--name", "neurips", "--version", "2026.0", "--interval", "0"]
@@ -95,9 +100,7 @@ def test_build_names_its_source_and_refuses_a_used_folder(tmp_path):
 def test_a_folder_of_pdfs_for_any_other_venue(tmp_path, monkeypatch):
     cat, rng = Catalog(), random.Random(3)
     hosts = HostApis(cat)
-    monkeypatch.setenv("GITHUB_API_URL", hosts.apis.github)
-    monkeypatch.setenv("HF_ENDPOINT", hosts.apis.hf)
-    monkeypatch.setenv("RECLAIM_ZENODO_API", hosts.apis.zenodo)
+    _point_at(monkeypatch, hosts)
     (tmp_path / "pdfs").mkdir()
     for i in range(3):
         text, _ = make_paper(i, rng, cat)
@@ -118,9 +121,7 @@ def test_a_models_proposal_is_kept_only_where_its_value_stands(tmp_path, monkeyp
 
     cat, rng = Catalog(), random.Random(5)
     hosts = HostApis(cat)
-    monkeypatch.setenv("GITHUB_API_URL", hosts.apis.github)
-    monkeypatch.setenv("HF_ENDPOINT", hosts.apis.hf)
-    monkeypatch.setenv("RECLAIM_ZENODO_API", hosts.apis.zenodo)
+    _point_at(monkeypatch, hosts)
     (tmp_path / "pdfs").mkdir()
     for i in range(2):
         text, _ = make_paper(i, rng, cat)
