@@ -26,6 +26,16 @@ def _point_at(monkeypatch, hosts: HostApis) -> None:
     monkeypatch.setenv("RECLAIM_ZENODO_API", hosts.apis.zenodo)
 
 
+def _pdf_folder(folder, n: int, *, seed: int, monkeypatch) -> None:
+    """n papers as PDFs in a folder (each with an 'Ours' row at 81.5), their hosts local."""
+    cat, rng = Catalog(), random.Random(seed)
+    _point_at(monkeypatch, HostApis(cat))
+    folder.mkdir()
+    for i in range(n):
+        text, _ = make_paper(i, rng, cat)
+        make_pdf(text + TABLE.format(row="Ours", value="81.5"), folder / f"paper{i}.pdf")
+
+
 def _venue(tmp_path, n: int = 12):
     cat, rng = Catalog(), random.Random(7)
     notes, files = [], {}
@@ -98,13 +108,7 @@ def test_build_names_its_source_and_refuses_a_used_folder(tmp_path):
 
 
 def test_a_folder_of_pdfs_for_any_other_venue(tmp_path, monkeypatch):
-    cat, rng = Catalog(), random.Random(3)
-    hosts = HostApis(cat)
-    _point_at(monkeypatch, hosts)
-    (tmp_path / "pdfs").mkdir()
-    for i in range(3):
-        text, _ = make_paper(i, rng, cat)
-        make_pdf(text + TABLE.format(row="Ours", value="81.5"), tmp_path / "pdfs" / f"paper{i}.pdf")
+    _pdf_folder(tmp_path / "pdfs", 3, seed=3, monkeypatch=monkeypatch)
     (tmp_path / "pdfs" / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
     res = CliRunner().invoke(app, ["curate", "build", "--pdf-folder", str(tmp_path / "pdfs"), "-o",
                                    str(tmp_path / "draft"), "--cache", str(tmp_path / "cache"), "--interval", "0"])
@@ -119,13 +123,7 @@ def test_a_models_proposal_is_kept_only_where_its_value_stands(tmp_path, monkeyp
     proposal whose value is there replaces the rule's; a made-up one is set aside, and said so."""
     from scripted_openai import Reply, ScriptedOpenAI
 
-    cat, rng = Catalog(), random.Random(5)
-    hosts = HostApis(cat)
-    _point_at(monkeypatch, hosts)
-    (tmp_path / "pdfs").mkdir()
-    for i in range(2):
-        text, _ = make_paper(i, rng, cat)
-        make_pdf(text + TABLE.format(row="Ours", value="81.5"), tmp_path / "pdfs" / f"paper{i}.pdf")
+    _pdf_folder(tmp_path / "pdfs", 2, seed=5, monkeypatch=monkeypatch)
     model = ScriptedOpenAI().push(
         Reply(content={"claim": "Ours reaches a test loss of 0.41.", "metric": "Test loss", "value": 0.41,
                        "direction": "lower_is_better", "where": "Table 1, row 'Ours', column 'Test loss'"}),
