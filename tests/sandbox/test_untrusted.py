@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from reclaim.sandbox import untrusted
+from reclaim.sandbox import untrusted, untrusted_copy
 
 
 def test_a_link_anywhere_on_the_way_is_refused_not_followed(tmp_path):
@@ -63,7 +63,7 @@ def test_copy_keeps_holes_recreates_links_drops_special_files_and_set_id_bits(tm
     os.mkfifo(src / "fifo")
     (src / "suid").write_text("#!/bin/sh\n")
     os.chmod(src / "suid", 0o4755)
-    report = untrusted.copy_tree(src, tmp_path / "dest", exclude=set())
+    report = untrusted_copy.copy_tree(src, tmp_path / "dest", exclude=set())
     dest = tmp_path / "dest"
     assert (dest / "sparse").stat().st_size == 1 << 30 and (dest / "sparse").stat().st_blocks * 512 < 1 << 20
     assert os.readlink(dest / "link") == "/etc/shadow"
@@ -74,8 +74,8 @@ def test_copy_keeps_holes_recreates_links_drops_special_files_and_set_id_bits(tm
 def test_copy_refuses_a_tree_over_its_disk_budget(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "f").write_bytes(b"x" * 100_000)
-    with pytest.raises(untrusted.TooLarge):
-        untrusted.copy_tree(tmp_path / "src", tmp_path / "dest", exclude=set(), max_bytes=10_000)
+    with pytest.raises(untrusted_copy.TooLarge):
+        untrusted_copy.copy_tree(tmp_path / "src", tmp_path / "dest", exclude=set(), max_bytes=10_000)
     assert not (tmp_path / "dest").exists()
 
 

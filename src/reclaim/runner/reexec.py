@@ -1,6 +1,6 @@
 """Re-executing the agent's reproduce.sh in a fresh sandbox, from a copy of its workspace.
 
-The copy is made as an adversary's tree (sandbox/untrusted.py): links are recreated, never
+The copy is made as an adversary's tree (sandbox/untrusted_copy.py): links are recreated, never
 followed, special files are left out, holes stay holes, and a workspace larger than the trial's
 disk budget is refused as the agent's failure. The re-execution sees the same paths and the same
 variables as the agent did, so telling the two apart gains a script nothing: whatever it prints
@@ -25,7 +25,7 @@ from reclaim.judge.scope import agent_sources
 from reclaim.materials import PAPER_MD, TASK_MD
 from reclaim.runner.recorder import Cancellation, Recorder, snapshot
 from reclaim.runner.scramble import scramble, scrambled_view
-from reclaim.sandbox import Bind, SandboxConfig, identity, make_sandbox, untrusted
+from reclaim.sandbox import Bind, SandboxConfig, identity, make_sandbox, untrusted, untrusted_copy
 from reclaim.spec import ReexecMode, TaskSpec
 from reclaim.store import sha256_file
 from reclaim.store.files import HASH_LIMIT, RESULTS
@@ -71,9 +71,9 @@ class Reexec:
         room = free_bytes(self.trial_dir) - MAX_MIN_FREE_BYTES  # what the disk can take and keep records
         limit = room if self.disk_bytes is None else min(self.disk_bytes, room)
         try:
-            copied = untrusted.copy_tree(ws, dest, exclude=exclude, max_bytes=limit,
+            copied = untrusted_copy.copy_tree(ws, dest, exclude=exclude, max_bytes=limit,
                                          owner=(ident.uid, ident.gid) if ident.dedicated else None)
-        except untrusted.TooLarge as e:
+        except untrusted_copy.TooLarge as e:
             return ReexecRecord(ran=False, reason=f"not copied for re-execution: {e}")
         removed = sorted(p for p in exclude if (ws / p).exists() or (ws / p).is_symlink())
         changed = prepare(dest) if prepare is not None else []

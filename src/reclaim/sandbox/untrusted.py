@@ -20,8 +20,8 @@ from pathlib import Path
 
 DEFAULT_LIMIT = 1 << 20
 MAX_DEPTH = 128
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
 
 class Untrusted(Exception):
@@ -56,7 +56,8 @@ def display(name: bytes) -> str:
     return name.decode("utf-8", "backslashreplace")
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """file, dir, symlink, fifo, socket or device."""
     if stat.S_ISREG(mode):
         return "file"
     if stat.S_ISDIR(mode):
@@ -85,7 +86,7 @@ def _parent(root: Path, parts: list[bytes], rel: str | bytes,
     """An fd on the folder that holds ``parts[-1]``, reached one component at a time without
     following a link; ``make`` creates missing folders on the way (given to ``owner``)."""
     try:
-        fd = os.open(root, _DIR_FLAGS)
+        fd = os.open(root, DIR_FLAGS)
     except OSError as e:
         raise Untrusted(f"{root}: {e.strerror}") from None
     for part in parts[:-1]:
@@ -97,10 +98,10 @@ def _parent(root: Path, parts: list[bytes], rel: str | bytes,
             except FileExistsError:
                 pass
         try:
-            nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            nxt = os.open(part, DIR_FLAGS, dir_fd=fd)
         except OSError as e:
             os.close(fd)
-            raise Untrusted(f"'{display(os.fsencode(rel))}': {_why(e)}") from None
+            raise Untrusted(f"'{display(os.fsencode(rel))}': {why_refused(e)}") from None
         os.close(fd)
         fd = nxt
     return fd
@@ -111,19 +112,20 @@ def open_file(root: Path, rel: str | bytes) -> int:
     parts = _parts(rel)
     fd = _parent(root, parts, rel)
     try:
-        leaf = os.open(parts[-1], _FILE_FLAGS, dir_fd=fd)
+        leaf = os.open(parts[-1], FILE_FLAGS, dir_fd=fd)
     except OSError as e:
-        raise Untrusted(f"'{display(os.fsencode(rel))}': {_why(e)}") from None
+        raise Untrusted(f"'{display(os.fsencode(rel))}': {why_refused(e)}") from None
     finally:
         os.close(fd)
     st = os.fstat(leaf)
     if not stat.S_ISREG(st.st_mode):
         os.close(leaf)
-        raise Untrusted(f"'{display(os.fsencode(rel))}' is a {_kind(st.st_mode)}, not a regular file")
+        raise Untrusted(f"'{display(os.fsencode(rel))}' is a {kind_of(st.st_mode)}, not a regular file")
     return leaf
 
 
-def _why(e: OSError) -> str:
+def why_refused(e: OSError) -> str:
+    """Why an open without following links failed, in words."""
     import errno
 
     if e.errno in (errno.ELOOP, errno.ENOTDIR):
@@ -156,7 +158,7 @@ def read_ends(path: Path, limit: int) -> tuple[bytes, int]:
     For logs the harness wrote from an agent's output: their content is hostile and their size
     unbounded, so only the ends are ever held in memory."""
     try:
-        fd = os.open(path, _FILE_FLAGS)
+        fd = os.open(path, FILE_FLAGS)
     except OSError:
         return b"", 0
     with os.fdopen(fd, "rb") as fh:
@@ -187,7 +189,7 @@ def walk(root: Path, max_entries: int = 200_000, max_depth: int = MAX_DEPTH) -> 
     Iterative, one open folder per level, so a tree 100,000 folders deep costs the harness
     ``max_depth`` descriptors, not a RecursionError; what lies deeper is not listed."""
     try:
-        top = os.open(root, _DIR_FLAGS)
+        top = os.open(root, DIR_FLAGS)
     except OSError:
         return
     stack: list[tuple[int, bytes, Iterator[bytes]]] = []
@@ -213,7 +215,7 @@ def walk(root: Path, max_entries: int = 200_000, max_depth: int = MAX_DEPTH) -> 
                 st = os.stat(name, dir_fd=fd, follow_symlinks=False)
             except OSError:
                 continue
-            kind = _kind(st.st_mode)
+            kind = kind_of(st.st_mode)
             target = None
             if kind == "symlink":
                 try:
@@ -228,7 +230,7 @@ def walk(root: Path, max_entries: int = 200_000, max_depth: int = MAX_DEPTH) -> 
                 return
             if kind == "dir" and len(stack) < max_depth:
                 try:
-                    push(os.open(name, _DIR_FLAGS, dir_fd=fd), raw + b"/")
+                    push(os.open(name, DIR_FLAGS, dir_fd=fd), raw + b"/")
                 except OSError:
                     continue
     finally:
@@ -263,134 +265,6 @@ def files(root: Path) -> list[Entry]:
 def allocated_bytes(root: Path) -> int:
     """Disk space the tree really takes (sparse holes are free)."""
     return sum(e.blocks for e in walk(root))
-
-
-@dataclass
-class CopyReport:
-    copied: int = 0
-    allocated: int = 0
-    skipped: list[str] | None = None
-    """Special files and names that were left out, with why."""
-
-
-class TooLarge(Untrusted):
-    """A tree to copy takes more disk than its budget allows."""
-
-
-def copy_tree(src: Path, dest: Path, *, exclude: set[str], max_bytes: int | None = None,
-              owner: tuple[int, int] | None = None) -> CopyReport:
-    """Copy an agent's tree for re-execution: links recreated (never followed), special files left
-    out, holes kept (a sparse file stays sparse), set-id bits dropped, ``owner`` given everything.
-
-    ``exclude`` holds '/'-separated relative paths to leave out. Raises TooLarge, before copying
-    anything, when the tree's allocated size exceeds ``max_bytes``.
-    """
-    entries = list(walk(src))
-    report = CopyReport(skipped=[])
-    report.allocated = sum(e.blocks for e in entries if e.kind == "file")
-    if max_bytes is not None and report.allocated > max_bytes:
-        raise TooLarge(f"the workspace takes {report.allocated / 2**30:.2f} GiB of disk, over its budget of "
-                       f"{max_bytes / 2**30:.2f} GiB")
-    dest.mkdir(parents=True)
-    if owner is not None:
-        os.chown(dest, *owner)
-    # walk() lists in pre-order, so the open folders (source and copy, each held by an fd) form a
-    # stack: every file is opened relative to its folder, never by a path resolved from the root
-    # again (100,000 files: 22 s by paths, a few by fds), and no path is ever too long to name
-    stack: list[tuple[bytes, int, int]] = [(b"", os.open(src, _DIR_FLAGS), os.open(dest, _DIR_FLAGS))]
-    skip_under: list[bytes] = []
-    try:
-        for e in entries:
-            if e.rel in exclude or any(e.raw.startswith(s + b"/") for s in skip_under):
-                if e.kind == "dir":
-                    skip_under.append(e.raw)
-                continue
-            parent, _, name = e.raw.rpartition(b"/")
-            while len(stack) > 1 and stack[-1][0] != parent:
-                _, sfd, dfd = stack.pop()
-                os.close(sfd)
-                os.close(dfd)
-            if stack[-1][0] != parent:  # its folder could not be opened: already reported
-                continue
-            _, sfd, dfd = stack[-1]
-            try:
-                if e.kind == "dir":
-                    os.mkdir(name, 0o755, dir_fd=dfd)
-                    _chown(name, dfd, owner)
-                    sub = os.open(name, _DIR_FLAGS, dir_fd=sfd)
-                    try:
-                        stack.append((e.raw, sub, os.open(name, _DIR_FLAGS, dir_fd=dfd)))
-                    except OSError:
-                        os.close(sub)
-                        raise
-                    continue
-                if e.kind == "symlink":
-                    os.symlink(os.readlink(name, dir_fd=sfd), name, dir_fd=dfd)
-                elif e.kind == "file":
-                    _copy_file(sfd, dfd, name, e.rel)
-                    report.copied += 1
-                else:
-                    report.skipped.append(f"{e.rel} ({e.kind})")
-                    continue
-            except (Untrusted, OSError) as why:  # the agent's tree changed under us, or its folder is gone
-                report.skipped.append(f"{e.rel[:200]} ({why})")
-                if e.kind == "dir":
-                    skip_under.append(e.raw)
-                continue
-            _chown(name, dfd, owner)
-    finally:
-        for _, sfd, dfd in stack:
-            os.close(sfd)
-            os.close(dfd)
-    return report
-
-
-def _chown(name: bytes, dir_fd: int, owner: tuple[int, int] | None) -> None:
-    if owner is not None:
-        os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
-
-
-def _copy_file(sfd: int, dfd: int, name: bytes, rel: str) -> None:
-    """Copy the regular file ``name`` (never a link) from folder ``sfd`` into ``dfd``, holes kept."""
-    try:
-        fd = os.open(name, _FILE_FLAGS, dir_fd=sfd)
-    except OSError as e:
-        raise Untrusted(f"'{rel}': {_why(e)}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise Untrusted(f"'{rel}' is a {_kind(st.st_mode)}, not a regular file")
-        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                      stat.S_IMODE(st.st_mode) & 0o777 | 0o600, dir_fd=dfd)
-        try:
-            if st.st_blocks * 512 >= st.st_size:  # no holes: one plain copy
-                _copy_range(fd, out, st.st_size)
-                return
-            pos = 0
-            while pos < st.st_size:
-                try:
-                    data = os.lseek(fd, pos, os.SEEK_DATA)
-                except OSError:  # only holes are left
-                    break
-                hole = os.lseek(fd, data, os.SEEK_HOLE)
-                os.lseek(fd, data, os.SEEK_SET)
-                os.lseek(out, data, os.SEEK_SET)
-                _copy_range(fd, out, hole - data)
-                pos = hole
-            os.ftruncate(out, st.st_size)
-        finally:
-            os.close(out)
-    finally:
-        os.close(fd)
-
-
-def _copy_range(src: int, dst: int, left: int) -> None:
-    while left > 0:
-        chunk = os.read(src, min(left, 1 << 20))
-        if not chunk:
-            break
-        os.write(dst, chunk)
-        left -= len(chunk)
 
 
 def write_bytes(root: Path, rel: str, data: bytes, mode: int = 0o644,
