@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
+import socket
 import ssl
 import tempfile
 import threading
@@ -127,8 +128,11 @@ class EgressProxy:
 
     # trials ------------------------------------------------------------------------------
 
-    def open_trial(self, trial_id: str, policy: EgressPolicy, record: Callable[[EgressRecord], None]) -> Path:
-        """A folder (0755) with the trial's proxy.sock and ca.pem, to bind into its sandbox."""
+    def open_trial(self, trial_id: str, policy: EgressPolicy, record: Callable[[EgressRecord], None],
+                   listener: socket.socket | None = None) -> Path:
+        """A folder (0755) with the trial's proxy.sock and ca.pem, to bind into its sandbox;
+        with ``listener`` (a socket listening in the sandbox's own network), the proxy accepts
+        there instead, and the folder holds ca.pem alone."""
         if trial_id in self.trials:
             raise ValueError(f"egress proxy: trial {trial_id!r} is already open")
         folder = Path(tempfile.mkdtemp(prefix="t", dir=self.root))
@@ -137,8 +141,13 @@ class EgressProxy:
         trial = _Trial(trial_id, policy, record, folder)
 
         async def listen() -> None:
-            trial.server = await asyncio.start_unix_server(
-                lambda r, w: self._accept(trial, r, w), path=str(folder / SOCKET_NAME))
+            def accept(r: asyncio.StreamReader, w: asyncio.StreamWriter):
+                return self._accept(trial, r, w)
+
+            if listener is not None:
+                trial.server = await asyncio.start_server(accept, sock=listener)
+                return
+            trial.server = await asyncio.start_unix_server(accept, path=str(folder / SOCKET_NAME))
             (folder / SOCKET_NAME).chmod(0o666)  # sandboxes run as an unprivileged user
 
         asyncio.run_coroutine_threadsafe(listen(), self._loop).result(10)

@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -70,6 +71,7 @@ class Gateway:
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
         self._calls: set[asyncio.Task] = set()  # forwarding tasks, held until their call is metered
+        self._sites: dict[str, web.SockSite] = {}  # by token: where one trial's sandboxes reach it
         # one writer: records land in the order the calls were answered
         self._recorder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reclaim-gw-record")
 
@@ -136,14 +138,27 @@ class Gateway:
     # accounts ----------------------------------------------------------------------------
 
     def open_account(self, trial_id: str, trace: TraceWriter, calls_dir: Path, *,
-                     max_tokens: int | None = None, max_usd: float | None = None) -> Account:
+                     max_tokens: int | None = None, max_usd: float | None = None,
+                     listener: socket.socket | None = None) -> Account:
+        """A trial's account; with ``listener`` (a socket listening in the trial's own network),
+        the gateway also serves there until the account is closed."""
         acct = Account(trial_id, trace, calls_dir, max_tokens=max_tokens, max_usd=max_usd)
+        if listener is not None:
+            async def serve() -> web.SockSite:
+                site = web.SockSite(self._runner, listener)
+                await site.start()
+                return site
+
+            self._sites[acct.token] = asyncio.run_coroutine_threadsafe(serve(), self._loop).result(10)
         self.accounts[acct.token] = acct
         return acct
 
     def close_account(self, acct: Account) -> None:
         """Stop accepting the trial's token and wait until every call it made is on the record."""
         self.accounts.pop(acct.token, None)
+        site = self._sites.pop(acct.token, None)
+        if site is not None:
+            asyncio.run_coroutine_threadsafe(site.stop(), self._loop).result(10)
         acct.settle()
 
     # proxy -------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -22,7 +23,9 @@ from pathlib import Path
 from reclaim.gateway.egress import EgressProxy, EgressRecord
 from reclaim.gateway.policy import EgressPolicy, policy_for
 from reclaim.materials import MaterialCache, MaterialsError
-from reclaim.sandbox import untrusted
+from reclaim.sandbox import netns, untrusted
+from reclaim.sandbox.base import EGRESS_PORT, GATEWAY_PORT
+from reclaim.sandbox.netns import Netns
 from reclaim.spec import MaterialRef, Task, TaskSpec
 from reclaim.trace import NetworkRequest, Note, TraceWriter, WithheldFound
 
@@ -104,6 +107,16 @@ def trial_policy(spec: TaskSpec, package_hosts: list[str], gateway: bool,
                       {k: v for k, v in withheld.items() if v}, package_hosts, gateway)
 
 
+def phase_netns(sandbox: str, gateway: bool, egress: bool) -> Netns | None:
+    """A network namespace for one phase's sandboxes, with the gateway's and the egress proxy's
+    ports listening inside (sandbox/netns.py); None where there is nothing to reach, or where the
+    sandbox must relay to them itself (not bwrap, or not a root harness)."""
+    ports = [GATEWAY_PORT] * gateway + [EGRESS_PORT] * egress
+    if sandbox != "bwrap" or not ports or netns.unavailable() is not None:
+        return None
+    return Netns.create(ports)
+
+
 class TrialNetwork:
     """One trial's sockets on the run's egress proxy; every request lands in its trace and in
     records/egress.jsonl, where no sandbox can write."""
@@ -115,7 +128,9 @@ class TrialNetwork:
         self._lock = threading.Lock()
         self.open_names: list[str] = []
 
-    def open(self, name: str, policy: EgressPolicy, phase: str) -> Path:
+    def open(self, name: str, policy: EgressPolicy, phase: str, listener: socket.socket | None = None) -> Path:
+        """The folder to bind into the sandbox ``name``; ``listener``: a socket listening in that
+        sandbox's own network, where the proxy then accepts its connections (sandbox/netns.py)."""
         key = f"{self.trial_id}/{name}"
 
         def record(r: EgressRecord) -> None:
@@ -123,7 +138,7 @@ class TrialNetwork:
                 fh.write(json.dumps({"sandbox": name, **r.model_dump(mode="json")}) + "\n")
             self._emit(phase, r)
 
-        folder = self.proxy.open_trial(key, policy, record)
+        folder = self.proxy.open_trial(key, policy, record, listener)
         self.open_names.append(name)
         return folder
 

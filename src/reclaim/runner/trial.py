@@ -22,7 +22,7 @@ from reclaim.judge import Judge
 from reclaim.materials import MaterialCache, build_workspace
 from reclaim.runner import audit
 from reclaim.runner.environment import TrialEnv, environment_note
-from reclaim.runner.network import TrialNetwork, trial_policy, withheld_found
+from reclaim.runner.network import TrialNetwork, phase_netns, trial_policy, withheld_found
 from reclaim.runner.recorder import Cancellation, Cancelled, Recorder
 from reclaim.runner.reexec import Reexec, reexecute
 from reclaim.runner.resources import Resources, time_limit
@@ -36,7 +36,8 @@ from reclaim.sandbox import (
     make_sandbox,
     untrusted,
 )
-from reclaim.sandbox.base import egress_inside
+from reclaim.sandbox.base import EGRESS_PORT, GATEWAY_PORT, egress_inside
+from reclaim.sandbox.netns import Netns
 from reclaim.spec import Task
 from reclaim.store import (
     PROVIDED,
@@ -251,21 +252,25 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
         tenv = TrialEnv.create(task, tdir, isolated=s.sandbox != "process", backend=s.sandbox, image=task_image(s, task))
     rec.environment = tenv.prepared.key
     trace.emit(Note, phase="setup", level="info", message=environment_note(tenv.prepared))
+    wants_model = s.gateway is not None and agent.needs_model
+    net = TrialNetwork(s.egress, rec.trial_id, tdir, trace) if s.egress is not None and s.sandbox != "process" else None
+    ns = phase_netns(s.sandbox, wants_model, net is not None)
     account = None
-    if s.gateway is not None and agent.needs_model:
+    if wants_model:
         # the gateway's records go where no sandbox is bound: the agent cannot plant links there
         account = s.gateway.open_account(rec.trial_id, trace, tdir / RECORDS / "llm-calls",
-                                         max_tokens=spec.budget.model_tokens, max_usd=spec.budget.money_usd)
+                                         max_tokens=spec.budget.model_tokens, max_usd=spec.budget.money_usd,
+                                         listener=ns and ns.take(GATEWAY_PORT))
     resources.phase_limits()
     config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds(s.hidden),
                                       *resources.binds(), *tenv.agent_binds()],
                            hidden=s.hidden, gateway=s.gateway.socket_dir if account else None,
                            env=resources.path_env(resources.env() | tenv.env()), tmp=tenv.tmp(),
-                           image=task_image(s, task),
+                           image=task_image(s, task), netns=ns,
                            **resources.sandbox_extras())
-    net = TrialNetwork(s.egress, rec.trial_id, tdir, trace) if s.egress is not None and s.sandbox != "process" else None
     if net is not None:
-        config.egress = net.open("agent", trial_policy(spec, s.package_hosts, account is not None), "agent")
+        config.egress = net.open("agent", trial_policy(spec, s.package_hosts, account is not None), "agent",
+                                 listener=ns and ns.take(EGRESS_PORT))
         proxy_url, bundle = egress_inside()
         config.env.update(client_env(bundle, proxy_url) | s.index_env)
     audit_dir = tdir / "audit"
@@ -317,6 +322,8 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                 rec.budget.model_usd = round(account.usd, 6)
                 if account.exhausted:
                     rec.status = Status.budget_exhausted
+            if ns is not None:
+                ns.close()
     _disk_full(guard, trace, "agent")
     if account is not None and account.calls and account.upstream_failures == account.calls:
         raise ModelUnreachable(f"the agent could not reach its model: every one of its {account.calls} call(s) "
@@ -344,13 +351,24 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
                       "image": config.image, **resources.sandbox_extras()}
             # every re-run gets the agent's environment as it left it, and a home and /tmp of its own:
             # nothing one re-run leaves there can feed the next
+            rx_ns: dict[str, Netns | None] = {}  # each re-run's own network
+
             def own_places(base: Path) -> dict:
                 own = {"binds": tenv.reexec_binds(base), "tmp": tenv.tmp(base)}
                 if net is not None:  # without the data, no fetching it again either
                     policy = trial_policy(spec, s.package_hosts, False,
                                           without_materials=base.name in ("withheld", "scrambled"))
-                    own["egress"] = net.open(base.name, policy, "reexec")
+                    own["netns"] = rx_ns[base.name] = phase_netns(s.sandbox, False, True)
+                    own["egress"] = net.open(base.name, policy, "reexec",
+                                             listener=own["netns"] and own["netns"].take(EGRESS_PORT))
                 return own
+
+            def done(base: Path) -> None:  # the re-run's sandbox stopped: its requests are all on the record
+                if net is not None:
+                    net.close(base.name)
+                if (ns := rx_ns.pop(base.name, None)) is not None:
+                    ns.close()
+
 
             fresh = None if s.sandbox == "process" else own_places
             if audit_dir.is_dir():
@@ -360,11 +378,14 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
             try:
                 rx, rx_cmd = reexecute(Reexec(tdir, s.sandbox, wall, trace, s.hidden, provided, s.cancellation, extras,
                                               disk_bytes=int(spec.budget.disk_gb * 2**30), fresh=fresh,
-                                              mounts=mounts, done=lambda base: net and net.close(base.name)), spec)
+                                              mounts=mounts, done=done), spec)
             finally:
                 guard.stop()
                 if net is not None:
                     net.close_all()
+                for left in rx_ns.values():
+                    if left is not None:
+                        left.close()
             if _disk_full(guard, trace, "reexec"):
                 rx.reason = f"stopped: its reproduce.sh filled the disk ({rx.reason})"
             write_model(tdir / "reexec" / "reexec.json", rx)

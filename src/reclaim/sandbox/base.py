@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 import psutil
 
 from reclaim.sandbox import identity, untrusted
+from reclaim.sandbox.netns import Netns
 
 GRACE_SECONDS = 2.0
 READ_LIMIT = 8 << 20
@@ -63,6 +64,9 @@ class SandboxConfig:
     """Host folder to serve as /tmp (on disk, within the disk budget); default: a small tmpfs."""
     image: str | None = None
     """Container image for the container backend; ignored by the others."""
+    netns: Netns | None = None
+    """bwrap: the phase's network namespace, where the harness's servers already listen at the
+    gateway's and the egress proxy's ports (a root harness): no relay runs inside then."""
 
 
 @dataclass

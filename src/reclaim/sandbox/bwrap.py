@@ -138,7 +138,7 @@ class BwrapSandbox(HostWorkspace):
                    else ["--perms", "1777", "--tmpfs", "/tmp"]),
                  "--perms", "1777", "--dir", "/var/tmp",
                  "--dir", "/run"]
-        if self.config.network:
+        if self.config.network or self.config.netns is not None:  # the host's, or the phase's own
             argv.remove("--unshare-net")
         system, system_bound = _system_view(self.identity.dedicated)
         argv += system
@@ -147,11 +147,12 @@ class BwrapSandbox(HostWorkspace):
         for b in self.config.binds:
             argv += ["--bind" if b.writable else "--ro-bind", str(b.host.resolve()), b.inside]
             bound.append((b.host.resolve(), b.inside))
-        if self.config.gateway is not None:
+        relayed = self.config.netns is None  # else the harness listens inside: no socket, no relay
+        if self.config.gateway is not None and relayed:
             argv += ["--ro-bind", str(self.config.gateway.resolve()), GATEWAY_DIR]
-        if self.config.egress is not None:
+        if self.config.egress is not None:  # its CA bundle, and the socket where relayed
             argv += ["--ro-bind", str(self.config.egress.resolve()), EGRESS_DIR]
-        if self.config.gateway is not None or self.config.egress is not None:
+        if (self.config.gateway is not None or self.config.egress is not None) and relayed:
             argv += ["--ro-bind", str(FORWARDER), FORWARDER_INSIDE]
         for host, inside in self.config.devices:
             argv += ["--dev-bind", host, inside]
@@ -186,12 +187,15 @@ class BwrapSandbox(HostWorkspace):
             raise SandboxError("sandbox not started")
         full_env = base_env(self.config, WORKSPACE) | (env or {})
         asked = cmd
-        cmd = relay(self.config) + cmd  # the sandbox's loopback ports to the gateway and the proxy
+        if self.config.netns is None:  # the sandbox's loopback ports to the gateway and the proxy
+            cmd = relay(self.config) + cmd
         cmd = self.identity.drop() + cmd  # nothing the agent wrote runs before this
         # bwrap reports the command's exit code on this fd; none means the sandbox never ran it
         status_r, status_w = os.pipe()
         argv = self._argv[:1] + ["--json-status-fd", str(status_w)] + self._argv[1:]
         log, outside = None, list(self.config.launcher)
+        if self.config.netns is not None:
+            outside += self.config.netns.launcher()
         if execlog.strace() is not None:
             folder = stdout.with_name(stdout.name.rsplit(".", 1)[0] + ".execs")
             folder.parent.mkdir(parents=True, exist_ok=True)
