@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from reclaim import durable
 from reclaim.spec import TaskSpec, load_task
 from reclaim.store.home import file_mode
 from reclaim.store.models import Outcome, RunSpec, Status, TrialRecord
@@ -75,16 +76,16 @@ def trial_spec(trial_dir: Path, suite_dir: str | None = None, task: str | None =
 
 
 def write_model(path: Path, model: BaseModel) -> None:
-    """Write JSON via a temporary file and rename, so a kill leaves the old or the new file."""
+    """Write JSON via a temporary file and rename, so a kill leaves the old or the new file
+    (and a crash of the machine, after durable.SYNC_SECONDS)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         os.fchmod(fd, file_mode())  # mkstemp makes 0600; records follow keep_records (store/home.py)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(model.model_dump_json(indent=2))
-            fh.flush()
-            os.fsync(fh.fileno())
         os.replace(tmp, path)
+        durable.sync_later(path)  # the kernel's now; the disk's within durable.SYNC_SECONDS
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -2,9 +2,10 @@
 
 A flushed event is the kernel's: it survives the harness being killed. Syncing each event to
 the disk as well (against the machine itself going down) cost 0.4 ms an event on the writer's
-path, 13 ms a trivial trial; so one background thread syncs every file written to within the
-last SYNC_SECONDS, and closing a file syncs it before trial.json seals it. A machine crash can
-lose at most the last SYNC_SECONDS of a running trial, never a finished one's.
+path, 13 ms a trivial trial; so the records' one background thread (reclaim/durable.py) syncs
+every file written to within the last SYNC_SECONDS, in the order they were written. A machine
+crash can lose at most those last SYNC_SECONDS: a trial that finished within them is found
+running, and --resume runs it again.
 """
 
 from __future__ import annotations
@@ -17,40 +18,12 @@ from typing import TypeVar
 
 from pydantic import TypeAdapter
 
+from reclaim import durable
 from reclaim.trace.events import Event, EventBase
 
 E = TypeVar("E", bound=EventBase)
-SYNC_SECONDS = 0.2
 
 
-class _Syncer:
-    """One daemon thread that fsyncs the trace files written to since it last woke."""
-
-    def __init__(self) -> None:
-        self._dirty: set[TraceWriter] = set()
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
-
-    def mark(self, writer: TraceWriter) -> None:
-        with self._cond:
-            self._dirty.add(writer)
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._loop, name="trace-sync", daemon=True)
-                self._thread.start()
-            self._cond.notify()
-
-    def _loop(self) -> None:
-        while True:
-            with self._cond:
-                while not self._dirty:
-                    self._cond.wait()
-                dirty, self._dirty = self._dirty, set()
-            for writer in dirty:
-                writer.sync()
-            time.sleep(SYNC_SECONDS)
-
-
-_syncer = _Syncer()
 _adapter: TypeAdapter = TypeAdapter(Event)
 
 
@@ -70,7 +43,7 @@ class TraceWriter:
             self._fh.write(event.model_dump_json() + "\n")
             self._fh.flush()
             self._next += 1
-        _syncer.mark(self)
+        durable.syncer.mark(self, self.sync)
         return event
 
     def sync(self) -> None:
@@ -78,13 +51,15 @@ class TraceWriter:
         with self._lock:
             if not self._fh.closed:
                 os.fsync(self._fh.fileno())
+                return
+        durable.fsync_path(self.path)
 
     def close(self) -> None:
         with self._lock:
             if not self._fh.closed:
                 self._fh.flush()
-                os.fsync(self._fh.fileno())
                 self._fh.close()
+        durable.sync_later(self.path)
 
     def __enter__(self) -> TraceWriter:
         return self
