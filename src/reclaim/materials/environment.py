@@ -13,6 +13,7 @@ task asks for them (``host_python: true``).
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -66,6 +67,17 @@ def envs_root() -> Path:
 
 
 def _version_of(python: Path) -> str:
+    """The interpreter's version, asked once a process for each file it is (a new install asks again)."""
+    real = Path(python).resolve()
+    try:
+        st = real.stat()
+    except OSError as e:
+        raise EnvironmentFailed(f"{python} does not run: {e}") from None
+    return _asked_version(str(real), st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@functools.cache
+def _asked_version(python: str, _ino: int, _size: int, _mtime_ns: int) -> str:
     out = subprocess.run([str(python), "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
                          capture_output=True, text=True, timeout=60)
     if out.returncode != 0:
