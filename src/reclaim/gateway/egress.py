@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import shutil
 import socket
 import ssl
@@ -88,6 +89,7 @@ class EgressProxy:
         self.root = Path(tempfile.mkdtemp(prefix="reclaim-eg-"))  # short: socket paths are limited
         self.root.chmod(0o755)
         self.ca = CertificateAuthority()
+        self._bundle: Path | None = None
         self.trials: dict[str, _Trial] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -137,7 +139,12 @@ class EgressProxy:
             raise ValueError(f"egress proxy: trial {trial_id!r} is already open")
         folder = Path(tempfile.mkdtemp(prefix="t", dir=self.root))
         folder.chmod(0o755)
-        self.ca.ca_bundle(folder / BUNDLE_NAME)
+        if self._bundle is None:  # written once a run; each trial's folder links it (root's, 0644)
+            self._bundle = self.ca.ca_bundle(self.root / BUNDLE_NAME)
+        try:
+            os.link(self._bundle, folder / BUNDLE_NAME)
+        except OSError:
+            shutil.copyfile(self._bundle, folder / BUNDLE_NAME)
         trial = _Trial(trial_id, policy, record, folder)
 
         async def listen() -> None:
