@@ -4,7 +4,9 @@ proxy's), then runs the command.
 
     python3 -I -S forward.py PORT SOCKET [PORT SOCKET ...] -- COMMAND ARGS...
 
-It sits in front of every sandboxed command, so it starts lean: run with ``-I -S`` (no site,
+It sits in front of every sandboxed command where the harness cannot listen in the sandbox's
+network itself (an unprivileged harness, the container backend; a root harness under bwrap
+uses sandbox/netns.py instead), so it starts lean: run with ``-I -S`` (no site,
 no user paths), it imports only the interpreter's built-in modules (``socket``, ``threading``
 and ``signal`` would cost 8 ms more than the whole start of 6 ms), binds the ports, forks the
 command at once (no subprocess module) and relays in threads while it waits.
