@@ -154,3 +154,29 @@ def test_gemini_generate_content_plain_and_streamed(upstream, tmp_path, monkeypa
         trace.close()
     finally:
         gw.stop()
+
+
+def test_a_trial_listener_serves_until_its_account_closes(upstream, tmp_path, monkeypatch):
+    """A root harness hands the gateway a socket listening in the trial's own network
+    (sandbox/netns.py); the gateway serves there until the account closes, and an account closed
+    after the gateway stopped (Ctrl-C tearing the run down) neither fails nor waits."""
+    import socket
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-provider-openai")
+    gw = Gateway(Upstreams(openai_base_url=upstream.url)).start()
+    trace = TraceWriter(tmp_path / "trace.jsonl")
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    acct = gw.open_account("tl", trace, tmp_path / "calls", listener=listener)
+    r = httpx.get(f"http://127.0.0.1:{port}/v1/models", headers={"Authorization": f"Bearer {acct.token}"})
+    assert r.status_code == 200
+    gw.close_account(acct)
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"http://127.0.0.1:{port}/v1/models", headers={"Authorization": f"Bearer {acct.token}"})
+
+    late = gw.open_account("tm", trace, tmp_path / "calls2", listener=socket.create_server(("127.0.0.1", 0)))
+    gw.stop()
+    gw.close_account(late)  # its site went with the gateway's cleanup: nothing to fail on
+    with pytest.raises(RuntimeError, match="stopped"):
+        gw.open_account("tn", trace, tmp_path / "calls3", listener=socket.create_server(("127.0.0.1", 0)))
+    trace.close()

@@ -72,6 +72,8 @@ class Gateway:
         self._session: aiohttp.ClientSession | None = None
         self._calls: set[asyncio.Task] = set()  # forwarding tasks, held until their call is metered
         self._sites: dict[str, web.SockSite] = {}  # by token: where one trial's sandboxes reach it
+        self._lock = threading.Lock()
+        self._stopping = False
         # one writer: records land in the order the calls were answered
         self._recorder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reclaim-gw-record")
 
@@ -122,7 +124,10 @@ class Gateway:
             await self._session.close()
             await self._runner.cleanup()
 
-        asyncio.run_coroutine_threadsafe(down(), self._loop).result(10)
+        with self._lock:  # what trials scheduled before this runs first; nothing after
+            self._stopping = True
+            done = asyncio.run_coroutine_threadsafe(down(), self._loop)
+        done.result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
         self._recorder.shutdown(wait=True)
@@ -149,16 +154,28 @@ class Gateway:
                 await site.start()
                 return site
 
-            self._sites[acct.token] = asyncio.run_coroutine_threadsafe(serve(), self._loop).result(10)
+            self._sites[acct.token] = self._on_loop(serve()).result(10)
         self.accounts[acct.token] = acct
         return acct
+
+    def _on_loop(self, coro):
+        """Schedule ``coro`` on the gateway's loop, ahead of a stop() that comes later; an error
+        once the gateway has stopped (its cleanup closed every site)."""
+        with self._lock:
+            if self._stopping:
+                coro.close()
+                raise RuntimeError("the model gateway has stopped")
+            return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
     def close_account(self, acct: Account) -> None:
         """Stop accepting the trial's token and wait until every call it made is on the record."""
         self.accounts.pop(acct.token, None)
         site = self._sites.pop(acct.token, None)
         if site is not None:
-            asyncio.run_coroutine_threadsafe(site.stop(), self._loop).result(10)
+            try:
+                self._on_loop(site.stop()).result(10)
+            except RuntimeError:  # the run is ending (Ctrl-C): stop() closes every site itself
+                pass
         acct.settle()
 
     # proxy -------------------------------------------------------------------------------

@@ -139,10 +139,13 @@ def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> Trial
     except Skipped as e:  # the agent does not apply to the task: neither its failure nor the harness's
         rec.status, rec.outcome, rec.note = Status.skipped, Outcome.skipped, str(e)
         trace.emit(Note, phase="agent", level="warning", message=f"skipped: {e}")
-    except Exception as e:  # a harness failure: keep the record, blame no one
-        rec.status, rec.outcome = Status.error, Outcome.error
-        rec.error = failure_reason(e)
-        trace.emit(Note, phase="setup", level="error", message=traceback.format_exc()[-4000:])
+    except Exception as e:
+        if s.cancellation.event.is_set():  # torn down by the interruption (its servers stopped): left to resume
+            trace.emit(Note, phase="setup", level="warning", message=f"the run was interrupted: {failure_reason(e)}")
+        else:  # a harness failure: keep the record, blame no one
+            rec.status, rec.outcome = Status.error, Outcome.error
+            rec.error = failure_reason(e)
+            trace.emit(Note, phase="setup", level="error", message=traceback.format_exc()[-4000:])
     finally:
         rec.timings = {k: round(v, 4) for k, v in timer.seconds.items()}
         rec.finished = time.time()
