@@ -15,6 +15,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from reclaim.budget.limits import Limits
+from reclaim.runner.network import phase_netns
 from reclaim.runner.run import RunOptions, execute, plan_run
 from reclaim.sandbox import SandboxConfig, default_backend, make_sandbox
 from reclaim.suites import bundled
@@ -22,11 +24,22 @@ from reclaim.trace import CommandFinished, read_trace
 
 
 def sandbox_cost(name: str, tmp: Path, n: int = 30) -> float:
-    """Median seconds to start a sandbox, run `true` in it, and tear it down."""
-    box = make_sandbox(name, SandboxConfig(tmp / "bench-ws"))
+    """Median seconds to run `true` in a fresh sandbox started as a trial's commands are: in the
+    phase's cgroups, and (a root harness under bwrap) in the phase's network namespace with the
+    egress proxy's port, under the exec record."""
+    limits = Limits(memory_mb=1024, cpus=1).start()
+    ns = phase_netns(name, gateway=False, egress=True)
+    (tmp / "bench-egress").mkdir(exist_ok=True)
+    box = make_sandbox(name, SandboxConfig(tmp / "bench-ws", netns=ns, egress=tmp / "bench-egress",
+                                           launcher=limits.wrap([]), launcher_env=dict(limits.env)))
     box.start()
-    times = [box.exec(["true"], stdout=tmp / "o", stderr=tmp / "e").duration for _ in range(n)]
-    box.stop()
+    try:
+        times = [box.exec(["true"], stdout=tmp / "o", stderr=tmp / "e").duration for _ in range(n)]
+    finally:
+        box.stop()
+        limits.stop()
+        if ns is not None:
+            ns.close()
     return statistics.median(times)
 
 
