@@ -5,7 +5,8 @@ the disk as well (against the machine itself going down) cost 0.4 ms an event on
 path, 13 ms a trivial trial; so the records' one background thread (reclaim/durable.py) syncs
 every file written to within the last SYNC_SECONDS, in the order they were written. A machine
 crash can lose at most those last SYNC_SECONDS: a trial that finished within them is found
-running, and --resume runs it again.
+unfinished, or with a record its seal no longer matches (an error, never the agent's), and
+--resume runs it again.
 """
 
 from __future__ import annotations
