@@ -27,6 +27,7 @@ import os
 import shutil
 import socket
 import struct
+import subprocess
 import threading
 
 CLONE_NEWNET = 0x40000000
@@ -46,9 +47,17 @@ def unavailable() -> str | None:
     if shutil.which("nsenter") is None:
         return "nsenter (util-linux) is not installed"
     try:
-        Netns.create([]).close()
+        ns = Netns.create([])
     except NetnsError as e:
         return str(e)
+    try:  # entered the way every sandbox will be
+        probe = subprocess.run([*ns.launcher(), "true"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"nsenter does not run: {e}"
+    finally:
+        ns.close()
+    if probe.returncode != 0:
+        return f"nsenter cannot enter the namespace: {probe.stderr.strip()[-300:]}"
     return None
 
 
