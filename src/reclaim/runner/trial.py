@@ -369,9 +369,8 @@ def _work(s: TrialSettings, task: Task, agent, seed: int, tdir: Path, rec: Trial
             def done(base: Path) -> None:  # the re-run's sandbox stopped: its requests are all on the record
                 if net is not None:
                     net.close(base.name)
-                if (ns := rx_ns.pop(base.name, None)) is not None:
-                    ns.close()
-
+                if (own_ns := rx_ns.pop(base.name, None)) is not None:
+                    own_ns.close()
 
             fresh = None if s.sandbox == "process" else own_places
             if audit_dir.is_dir():

@@ -111,6 +111,9 @@ class Netns:
         """The listening socket at ``port``, for the server that will own (and close) it."""
         return self.listeners.pop(port)
 
+    def __del__(self) -> None:  # a phase that failed before it closed its namespace
+        self.close()
+
     def close(self) -> None:
         """The namespace goes when its last process has and this descriptor is closed."""
         for s in self.listeners.values():
