@@ -25,7 +25,6 @@ from reclaim.gateway.policy import EgressPolicy, policy_for
 from reclaim.materials import MaterialCache, MaterialsError
 from reclaim.sandbox import netns, untrusted
 from reclaim.sandbox.base import EGRESS_PORT, GATEWAY_PORT
-from reclaim.sandbox.netns import Netns
 from reclaim.spec import MaterialRef, Task, TaskSpec
 from reclaim.trace import NetworkRequest, Note, TraceWriter, WithheldFound
 
@@ -107,7 +106,7 @@ def trial_policy(spec: TaskSpec, package_hosts: list[str], gateway: bool,
                       {k: v for k, v in withheld.items() if v}, package_hosts, gateway)
 
 
-def phase_netns(sandbox: str, gateway: bool, egress: bool) -> Netns | None:
+def phase_netns(sandbox: str, gateway: bool, egress: bool) -> netns.Netns | None:
     """A network namespace for one phase's sandboxes, with the gateway's and the egress proxy's
     ports listening inside (sandbox/netns.py); None where there is nothing to reach, or where the
     sandbox must relay to them itself (not bwrap, or not a root harness)."""
@@ -115,7 +114,7 @@ def phase_netns(sandbox: str, gateway: bool, egress: bool) -> Netns | None:
     if sandbox != "bwrap" or not ports or netns.unavailable() is not None:
         return None
     try:
-        return Netns.create(ports)
+        return netns.Netns.create(ports)
     except netns.NetnsError:  # e.g. the machine's namespace limit reached: the relay does the same job
         return None
 

@@ -40,11 +40,16 @@ class NetnsError(Exception):
 
 
 @functools.cache
+def _nsenter() -> str | None:
+    return shutil.which("nsenter")
+
+
+@functools.cache
 def unavailable() -> str | None:
     """None when this process can make network namespaces for its sandboxes, else why not."""
     if os.geteuid() != 0:
         return "not root: sandboxes make their own network and relay to the harness's sockets"
-    if shutil.which("nsenter") is None:
+    if _nsenter() is None:
         return "nsenter (util-linux) is not installed"
     try:
         ns = Netns.create([])
@@ -105,7 +110,7 @@ class Netns:
     def launcher(self) -> list[str]:
         """The prefix that starts a program in this namespace. The path is the harness's own
         descriptor, opened by nsenter (root): the program inherits no descriptor of it."""
-        return [shutil.which("nsenter") or "nsenter", f"--net=/proc/{os.getpid()}/fd/{self.fd}", "--"]
+        return [_nsenter() or "nsenter", f"--net=/proc/{os.getpid()}/fd/{self.fd}", "--"]
 
     def take(self, port: int) -> socket.socket:
         """The listening socket at ``port``, for the server that will own (and close) it."""
