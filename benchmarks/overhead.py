@@ -66,7 +66,7 @@ def main() -> None:
 
     # a command's measured time includes its sandbox's start and exit: count those as harness time
     per_trial_commands = statistics.median(commands)
-    overhead = [x["total_s"] - x.get("agent_commands_s", 0) - x.get("reexec_commands_s", 0)
+    overhead = [x["total_s"] - x.get("agent_commands_s", 0) - x.get("reexecute_commands_s", 0)
                 + start_stop * per_trial_commands for x in t]
     print(f"sandbox: {sandbox}; trials: {len(records)}; jobs: {args.jobs}")
     print(f"harness overhead per trial: median {med(overhead):.1f} ms, "
@@ -78,9 +78,9 @@ def main() -> None:
         "agent phase minus commands (sandbox start/stop, snapshots, trace)":
             [x.get("agent_s", 0) - x.get("agent_commands_s", 0) for x in t],
         "re-execution minus commands (copy, sandbox, snapshots)":
-            [x.get("reexec_s", 0) - x.get("reexec_commands_s", 0) for x in t],
+            [x.get("reexec_s", 0) - x.get("reexecute_commands_s", 0) for x in t],
         "judging (rules)": [x.get("judge_s", 0) for x in t],
-        "storing trial.json": [x.get("store_s", 0) for x in t],
+        "sealing (trace closed, records hashed, trial.json)": [x.get("seal_s", 0) for x in t],
     }
     for name, xs in phases.items():
         print(f"  {name:<70} median {med(xs):7.2f} ms")

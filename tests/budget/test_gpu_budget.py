@@ -63,7 +63,7 @@ def test_driver_files_outside_the_system_folders_are_placed_under_one_folder(tmp
     assert "/usr/lib/x86_64-linux-gnu/libcuda.so.1" not in placed  # bwrap shows the host's /usr already
     # a container shows its image's /usr, not the host's: every driver file goes under the one folder
     in_container = dict(placement(found + ["/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/bin/nvidia-smi"],
-                                  "container"))
+                                  shows_host_usr=False))
     assert in_container["/usr/lib/x86_64-linux-gnu/libcuda.so.1"] == f"{DRIVER_INSIDE}/lib/libcuda.so.1"
     assert in_container["/usr/bin/nvidia-smi"] == f"{DRIVER_INSIDE}/bin/nvidia-smi"
     assert in_container[str(tmp_path / "nvidia-smi")] == f"{DRIVER_INSIDE}/bin/nvidia-smi"

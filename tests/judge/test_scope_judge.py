@@ -166,5 +166,5 @@ def test_a_program_too_large_to_read_flags_the_verdict_and_says_so(judged):
 
 def test_a_verdict_written_before_scopes_still_loads():
     old = {"judge": "rules", "judge_version": "4", "outcome": "reproduced", "metric": "m", "target": 1.0,
-           "direction": "higher", "rationale": "an old verdict"}
+           "direction": "higher_is_better", "rationale": "an old verdict"}
     assert Verdict.model_validate(old).scope is None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from reclaim.errors import AgentError
+
 if TYPE_CHECKING:
     from reclaim.agents.base import Agent
 
@@ -50,8 +52,8 @@ def agent_class(name: str) -> type:
     return getattr(importlib.import_module(module), cls)
 
 
-class UnknownAgent(ValueError):
-    pass
+class UnknownAgent(AgentError):
+    """No agent by that name or spec."""
 
 
 def make_agent(spec: str) -> Agent:
@@ -90,4 +92,4 @@ def listing() -> list[tuple[str, bool, str]]:
     return rows
 
 
-__all__ = ["AGENTS", "TOOLS", "listing", "Agent", "AgentContext", "CommandAgent", "UnknownAgent", "make_agent"]
+__all__ = ["AGENTS", "TOOLS", "Agent", "AgentContext", "CommandAgent", "UnknownAgent", "listing", "make_agent"]

@@ -109,6 +109,7 @@ class Baseline:
     """For agents that run on the harness's own files: nothing extra to bind, no model."""
 
     needs_model = False
+    audited = False
 
     def binds(self, hidden: Sequence[Path] = ()) -> list[Bind]:
         return []
@@ -119,6 +120,8 @@ class Agent(Protocol):
     name: str
     needs_model: bool
     """Whether the run must start the model gateway for this agent."""
+    audited: bool
+    """A black box: every shell command it runs is also logged by an in-sandbox hook (untrusted)."""
 
     def binds(self, hidden: Sequence[Path] = ()) -> list[Bind]:
         """Extra host paths the agent needs inside the sandbox (read-only unless marked). ``hidden``

@@ -7,6 +7,7 @@ import shlex
 import shutil
 
 from reclaim.agents.base import AgentContext, Baseline
+from reclaim.errors import AgentError
 from reclaim.spec import Reference
 from reclaim.trace import Note
 
@@ -15,7 +16,7 @@ def copy_reference(ctx: AgentContext, who: str) -> Reference:
     """Put the task's reference folder in the workspace root, on the record."""
     ref = ctx.task.spec.reference
     if ref is None:
-        raise ValueError(f"task {ctx.task.id} has no reference solution")
+        raise AgentError(f"task {ctx.task.id} has no reference solution")
     for item in sorted((ctx.task.dir / ref.path).iterdir()):
         if item.name != "__pycache__":
             (shutil.copytree if item.is_dir() else shutil.copy2)(item, ctx.workspace / item.name)

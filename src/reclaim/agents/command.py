@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reclaim.agents.base import AgentContext
+from reclaim.errors import AgentError
 from reclaim.sandbox import Bind
 
 MOUNT = "/run/reclaim-agent"
@@ -92,7 +93,7 @@ class CommandAgent:
 
     def __init__(self, command: str):
         if not command.strip():
-            raise ValueError("the command agent needs a program: --agent 'command:./my_agent.sh'")
+            raise AgentError("the command agent needs a program: --agent 'command:./my_agent.sh'")
         self.argv = shlex.split(command)
         self._folder: Path | None = None  # bound read-only at MOUNT/<name>
         self._arg: int | None = None  # which argv entry is a host file inside that folder
@@ -103,14 +104,14 @@ class CommandAgent:
         if first.is_dir():
             entry = first / ENTRY
             if not entry.is_file():
-                raise ValueError(f"command agent folder {self.argv[0]} has no {ENTRY}: put the agent's entry "
+                raise AgentError(f"command agent folder {self.argv[0]} has no {ENTRY}: put the agent's entry "
                                  f"point there, or name the script: --agent 'command:{self.argv[0].rstrip('/')}/SCRIPT'")
             self._take(0, entry.resolve())
             self._whole = True
         elif first.is_file():
             self._take(0, first.resolve())
         elif _pathlike(self.argv[0]):
-            raise ValueError(f"command agent program {self.argv[0]} does not exist (looked in {Path.cwd()}); "
+            raise AgentError(f"command agent program {self.argv[0]} does not exist (looked in {Path.cwd()}); "
                              "give its path from where you run reclaim")
         else:  # a program of the sandbox: its script argument, if any, lives on the host
             for i, word in enumerate(self.argv[1:], start=1):
@@ -120,13 +121,13 @@ class CommandAgent:
                 if p.is_file():
                     self._take(i, p.resolve())
                 elif _pathlike(word):
-                    raise ValueError(f"command agent script {word} does not exist (looked in {Path.cwd()}); "
+                    raise AgentError(f"command agent script {word} does not exist (looked in {Path.cwd()}); "
                                      "give its path from where you run reclaim")
                 break
         if self._arg == 0 and self._file is not None and not os.access(self._file, os.X_OK):
             self._interpreter = INTERPRETER.get(self._file.suffix)
             if self._interpreter is None:
-                raise ValueError(f"command agent program {self._file} is not executable: chmod +x it, "
+                raise AgentError(f"command agent program {self._file} is not executable: chmod +x it, "
                                  "or name its interpreter: --agent 'command:python3 SCRIPT'")
 
     def canonical(self) -> str:

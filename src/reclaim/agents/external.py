@@ -16,6 +16,7 @@ from pathlib import Path
 
 from reclaim.agents.base import AgentContext
 from reclaim.agents.transcripts import PARSERS
+from reclaim.errors import AgentError
 from reclaim.sandbox import Bind, untrusted
 from reclaim.trace import Note
 
@@ -135,9 +136,9 @@ class ExternalAgent:
     def run(self, ctx: AgentContext) -> None:
         ok, why = availability(self.tool)
         if not ok:
-            raise ValueError(f"agent {self.name} cannot run here: {why}")
+            raise AgentError(f"agent {self.name} cannot run here: {why}")
         if ctx.model is None or not ctx.model.name:
-            raise ValueError(f"agent {self.name} needs a model: --model NAME")
+            raise AgentError(f"agent {self.name} needs a model: --model NAME")
         box = ctx.recorder.sandbox
         logs = box.inside(ctx.agent_logs)
         (ctx.agent_logs / "home").mkdir(exist_ok=True)

@@ -1,12 +1,50 @@
-"""Budgets: the wall clock a trial may use, and the named stop when it runs out."""
+"""Budgets: the wall clock a trial may use, which limit stopped it, and the named stop when one runs out."""
 
 from __future__ import annotations
 
 import time
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+
+class LimitKind(str, Enum):
+    """The budget that can stop a trial."""
+
+    wall = "wall"
+    gpu_hours = "gpu_hours"
+    disk = "disk"
+    model_tokens = "model_tokens"
+    money_usd = "money_usd"
+
+
+_WORDS = {LimitKind.wall: ("wall-clock", "s"), LimitKind.gpu_hours: ("GPU-hour", "GPU-hours"),
+          LimitKind.disk: ("disk", "GiB"), LimitKind.model_tokens: ("model-token", "tokens"),
+          LimitKind.money_usd: ("model-money", "USD")}
+
+
+class Limit(BaseModel):
+    """Which budget stopped a trial, what it allowed, and what had been used (trial.json's ``limit``)."""
+
+    kind: LimitKind = Field(description="wall, gpu_hours, disk, model_tokens or money_usd.")
+    value: float | None = Field(None, description="The budget, in the kind's unit (s, GPU-hours, GiB, tokens, USD).")
+    used: float | None = Field(None, description="What had been used when it stopped, in the same unit.")
+
+    def words(self) -> str:
+        """'its wall-clock budget (300 s; 300.4 used)'."""
+        name, unit = _WORDS[self.kind]
+        amounts = "; ".join(x for x in (f"{self.value:g} {unit}" if self.value is not None else "",
+                                        f"{self.used:.4g} used" if self.used is not None else "") if x)
+        return f"its {name} budget" + (f" ({amounts})" if amounts else "")
 
 
 class BudgetExhausted(Exception):
-    """The trial used up its budget; what it did so far is kept and judged as such."""
+    """The trial used up a budget; what it did so far is kept and judged as such. ``limit`` says
+    which, where the place that raised it knows (the lifecycle fills it in otherwise)."""
+
+    def __init__(self, message: str, limit: Limit | None = None):
+        super().__init__(message)
+        self.limit = limit
 
 
 class Deadline:
@@ -44,4 +82,4 @@ class Deadline:
         return self.remaining if requested is None else min(requested, self.remaining)
 
 
-__all__ = ["BudgetExhausted", "Deadline"]
+__all__ = ["BudgetExhausted", "Deadline", "Limit", "LimitKind"]

@@ -55,10 +55,10 @@ def driver_files() -> list[str]:
     return sorted(files)
 
 
-def placement(files: list[str], sandbox: str = "bwrap") -> list[tuple[str, str]]:
-    """(host file, path inside) for the files the ``sandbox`` kind does not already show: under
-    ``container`` all of them, since the image's /usr hides the host's."""
-    shown = () if sandbox == "container" else SHOWN
+def placement(files: list[str], shows_host_usr: bool = True) -> list[tuple[str, str]]:
+    """(host file, path inside) for the files the sandbox does not already show: where it does not
+    show the host's /usr (a container image's hides it), all of them."""
+    shown = SHOWN if shows_host_usr else ()
     out = []
     for f in files:
         if shown and os.path.realpath(f).startswith(shown) and f.startswith(shown):

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Protocol
 
 from reclaim.budget.driver import driver_files
+from reclaim.errors import BudgetError
 
 
-class GpuError(Exception):
+class GpuError(BudgetError):
     """No GPUs where some were asked for, or more asked for than exist."""
 
 

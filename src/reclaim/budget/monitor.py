@@ -37,6 +37,7 @@ class BudgetMonitor:
         self.deadline_unix = time.time() + deadline.remaining
         self.disk: tuple[Path, int, Callable[[], None]] | None = None
         self.disk_exceeded = False
+        self.disk_used_gb: float | None = None
         self._disk_at = 0.0
 
     def watch_disk(self, roots: Path | list[Path], limit_bytes: int, on_exceeded: Callable[[], None]) -> BudgetMonitor:
@@ -53,9 +54,10 @@ class BudgetMonitor:
         used = sum(allocated_bytes(r) for r in roots if r.exists())
         if used > limit:
             self.disk_exceeded = True
+            self.disk_used_gb = round(used / 2**30, 3)
             self.trace.emit(BudgetEvent, phase="agent", what="disk_exhausted",
-                            detail=f"the workspace and the trial's environment, home and /tmp take {used / 2**30:.2f} GiB of disk, over the budget of "
-                                   f"{limit / 2**30:.2f} GiB; process tree stopped")
+                            detail=f"the workspace and the trial's environment, home and /tmp take {used / 2**30:.2f} "
+                                   f"GiB of disk, over the budget of {limit / 2**30:.2f} GiB; process tree stopped")
             on_exceeded()
 
     def start(self) -> BudgetMonitor:

@@ -113,7 +113,7 @@ def review(
             if choice == "a":
                 try:
                     load_task(d)  # it must validate as it stands
-                except Exception as e:  # noqa: BLE001 - any spec problem: shown, the task stays pending
+                except Exception as e:
                     console.print(f"  [red]✗[/] {escape(str(e))}; edit it first", highlight=False)
                     continue
             break

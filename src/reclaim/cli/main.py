@@ -10,6 +10,7 @@ import click
 import typer
 
 from reclaim.cli.helpstyle import CONTEXT, polish
+from reclaim.errors import ReclaimError
 
 # name -> ("module:attribute", short help shown in `reclaim --help`). One line per command;
 # the attribute is a typer command function or a typer.Typer sub-app.
@@ -61,6 +62,15 @@ class LazyGroup(typer.core.TyperGroup):
         if cmd_name not in self.commands:
             self.commands[cmd_name] = load_command(cmd_name)
         return self.commands[cmd_name]
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; any of reclaim's own errors ends as its one line and exit status."""
+        try:
+            return super().invoke(ctx)
+        except ReclaimError as e:
+            from reclaim.cli.common import fail  # rich loads only when there is something to say
+
+            fail(str(e), e.exit_code)
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self._listing = True

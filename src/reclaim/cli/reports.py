@@ -13,7 +13,6 @@ from reclaim.report import FORMATS, render, report_of
 from reclaim.report.of_run import NoVerdicts
 from reclaim.store import RunDir, TrialRecord
 
-
 REPORT_FORMATS = (*FORMATS, "html")
 
 

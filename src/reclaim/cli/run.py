@@ -35,7 +35,6 @@ from reclaim.report import FORMATS
 from reclaim.runner.preflight import check_format, describe
 from reclaim.runner.run import (
     DEFAULT_AGENTS,
-    RunError,
     RunOptions,
     check_run,
     execute,
@@ -43,8 +42,8 @@ from reclaim.runner.run import (
 )
 from reclaim.runner.run import Progress as RunProgress
 from reclaim.runner.slurm_options import SlurmOptions
-from reclaim.sandbox import BACKENDS, PROCESS_WARNING, check_backend, default_backend
-from reclaim.spec import Level, SpecError
+from reclaim.sandbox import BACKENDS, backend, check_backend, default_backend
+from reclaim.spec import Level
 from reclaim.store import MAX_RETRIES, Outcome, RunDir, Status, TrialRecord
 from reclaim.suites import resolve_suite
 
@@ -58,9 +57,14 @@ def pick_sandbox(name: str) -> str:
         name = default_backend()
     elif (why := check_backend(name)) is not None:
         fail(f"sandbox '{name}' cannot run here: {why}")
-    if name == "process":
-        err.print(Panel(PROCESS_WARNING, title="WARNING: no sandbox", style="bold red"))
+    warn_sandbox(name)
     return name
+
+
+def warn_sandbox(name: str) -> None:
+    """A backend that must be announced (no isolation) is, loudly, before anything runs."""
+    if (warning := backend(name).warning) is not None:
+        err.print(Panel(warning, title="WARNING: no sandbox", style="bold red"))
 
 
 def upstreams(openai_url: str | None, anthropic_url: str | None, prices: Path | None) -> Upstreams:
@@ -97,10 +101,8 @@ def ui_for(fmt: str) -> Console:
 def run_with_display(rd: RunDir, fmt: str, executor: str | None = None) -> None:
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=ui_for(fmt), transient=False) as prog:
-        try:
+        try:  # reclaim's own errors end as one line in cli/main.py
             records = execute(rd, _progress_display(prog), executor)
-        except (RunError, SpecError, FileNotFoundError) as e:
-            fail(str(e))
         except KeyboardInterrupt:
             err.print(f"\ninterrupted; finished trials are kept. Continue with: "
                       f"reclaim run --resume {rd.path}")
@@ -176,8 +178,7 @@ def run(
         refuse_plan_options(ctx)
         rd = run_to_resume(resume, suite, runs_root)
         spec = rd.spec()
-        if spec.sandbox == "process":
-            err.print(Panel(PROCESS_WARNING, title="WARNING: no sandbox", style="bold red"))
+        warn_sandbox(spec.sandbox)
         ui_for(format).print(f"resuming run [bold]{spec.run_id}[/]"
                              + (f" on executor {executor}" if executor else ""))
         run_with_display(rd, format, executor)
@@ -201,8 +202,6 @@ def run(
             console.print("dry run: every check passed; nothing was run or written", highlight=False)
             return
         rd = plan_run(opts, checked)
-    except (RunError, SpecError, FileNotFoundError, ValueError) as e:
-        fail(str(e))
     except KeyboardInterrupt:
         err.print("\ninterrupted before the first trial; nothing ran")
         raise typer.Exit(130) from None

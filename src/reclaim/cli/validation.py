@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from reclaim.judge.criteria import acceptance
+from reclaim.judge.flags import meaning
 from reclaim.judge.provenance import MIN_SIGNIFICANT_DIGITS, checkable
 from reclaim.spec import Direction, Task
 from reclaim.store import VERDICT_JSON, TrialRecord
@@ -18,29 +19,6 @@ REEXEC_RUNS = ("ablation", "withheld", "scrambled")  # the re-runs beside reexec
 TAIL_LINES = 20
 TAIL_BYTES = 8192
 
-FLAG_WORDS = {
-    "no_results": "the agent left no usable results.json",
-    "no_reexec": "reproduce.sh was not re-executed",
-    "reexec_failed": "reproduce.sh failed when re-executed",
-    "reexec_timeout": "the re-execution ran out of its wall-clock budget",
-    "reexec_no_results": "the re-execution wrote no usable result",
-    "inconsistent_reexec": "the re-executed value differs from the agent's own",
-    "implausibly_better": "the value beats the paper's by more than criteria.max_better allows",
-    "equals_reported_value": "the value equals the paper's to every digit",
-    "provenance_unchecked": "the value has too few digits for the literal check",
-    "value_in_static_file": "the value already sat in a data file",
-    "cached_result": "reproduce.sh copies a cached result",
-    "hard_coded": "the value is written into a program",
-    "fabrication": "fabrication",
-    "reads_paper": "reproduce.sh reads the paper",
-    "independent_of_materials": "the value comes out without (or with scrambled) released materials",
-    "materials_check_not_applicable": "no released data or weights to withhold: the materials check did not apply",
-    "content_check_not_applicable": "no released file of a format that can be scrambled",
-    "withheld_material": "a withheld material was found in the agent's files",
-    "withheld_material_requested": "a withheld material was requested over the network",
-    "network_denied": "a network request was denied",
-    "samples_disagree": "the judge model's answers disagreed",
-}
 
 
 def _metric_list(values: dict[str, float]) -> str:
@@ -90,7 +68,7 @@ def verdict_of(tdir: Path) -> dict | None:
 
 
 def flags_in_words(flags: list[str]) -> str:
-    return "; ".join(f"{FLAG_WORDS.get(f, f.replace('_', ' '))} ({f})" for f in flags)
+    return "; ".join(f"{meaning(f)} ({f})" for f in flags)
 
 
 def measured_vs_criteria(verdict: dict) -> str:

@@ -19,11 +19,13 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import BaseModel
 
+from reclaim.errors import CurateError
+
 KEPT = {200, 203, 204, 206, 404, 410}
 RETRIED = {429, 500, 502, 503, 504}
 
 
-class FetchError(Exception):
+class FetchError(CurateError):
     """A request that failed after its retries, or that the cache cannot answer offline."""
 
 

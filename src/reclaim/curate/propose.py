@@ -38,7 +38,7 @@ class Proposer:
             cand = Candidate(claim=str(got["claim"]), metric=metric_name(metric), value=value, direction=d or "match",
                              where=str(got["where"]), found=False, criteria=criteria_for(value, str(got["value"]), metric),
                              rule=f"proposed by {self.model}, checked by code at its location")
-        except Exception as e:  # noqa: BLE001 - any failure of the optional model leaves the rule's candidate
+        except Exception as e:
             return fallback, f"{self.model}: no usable proposal ({type(e).__name__}); the rule's candidate stands"
         if stands(cand, text):
             cand.found = True

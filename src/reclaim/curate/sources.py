@@ -11,7 +11,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -56,7 +56,7 @@ class Source(Protocol):
 def _iso(ms: int | float | None) -> str | None:
     if not ms:
         return None
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).date().isoformat()
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).date().isoformat()
 
 
 def _value(content: dict, key: str, default=None):
@@ -210,7 +210,7 @@ class PdfFolder:
         for pdf in sorted(self.folder.glob("*.pdf")):
             try:
                 text = pdf_to_text(pdf, str(pdf))
-            except Exception as e:  # noqa: BLE001 - one unreadable PDF is reported, the rest go on
+            except Exception as e:
                 self.problems.append(f"{pdf}: unreadable PDF ({e}); skipped")
                 continue
             first = next((ln.strip("# ").strip() for ln in text.splitlines()

@@ -122,7 +122,7 @@ class EgressProxy:
         self.ca.close()
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def __enter__(self) -> EgressProxy:  # noqa: PYI034
+    def __enter__(self) -> EgressProxy:
         return self.start()
 
     def __exit__(self, *exc) -> None:

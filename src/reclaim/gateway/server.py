@@ -241,7 +241,7 @@ class Gateway:
                     tokens = from_json(protocol, _json(bytes(raw)))
                 elif meter is None:
                     error = bytes(raw[:500]).decode("utf-8", "replace")
-        except (aiohttp.ClientError, asyncio.TimeoutError) as e:
+        except (TimeoutError, aiohttp.ClientError) as e:
             error = f"upstream unreachable: {str(e).strip() or 'no answer in time'}"
             if not resp.prepared:
                 resp = _error(protocol, 502, "upstream_error", f"reclaim gateway: {error}")

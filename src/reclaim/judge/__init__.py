@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Protocol
 
+from reclaim.errors import UsageError
 from reclaim.judge.config import JudgeConfig
 from reclaim.judge.criteria import Acceptance, acceptance
 from reclaim.judge.rules import RulesJudge
@@ -18,27 +20,38 @@ class Judge(Protocol):
     version: str
     label: str
     """The name its verdicts are filed under (verdicts/<label>.json)."""
+    offline: bool
+    """It decides without calling out (the rules judge); else it needs an endpoint (the llm judge)."""
+
+    @classmethod
+    def from_config(cls, config: JudgeConfig) -> Judge:
+        """The judge as configured; JudgeError (one line naming the option) when it cannot be."""
+        ...
 
     def judge(self, spec: TaskSpec, trial_dir: Path, status: Status) -> Verdict: ...
 
 
-JUDGES = ("rules", "llm")
+JUDGES = {
+    "rules": "reclaim.judge.rules:RulesJudge",
+    "llm": "reclaim.judge.llm:LLMJudge",  # the openai client loads only when asked for
+}
+"""name -> "module:Class" of every judge."""
+
+
+def judge_class(name: str) -> type[Judge]:
+    if name not in JUDGES:
+        raise UsageError(f"unknown judge '{name}'; choose one of {', '.join(JUDGES)}")
+    module, _, cls = JUDGES[name].partition(":")
+    return getattr(importlib.import_module(module), cls)
 
 
 def make_judge(config: JudgeConfig | str) -> Judge:
     """A judge from its config (or just its name, for the rules judge)."""
     if isinstance(config, str):
-        if config not in JUDGES:
-            raise ValueError(f"unknown judge '{config}'; choose one of {', '.join(JUDGES)}")
+        judge_class(config)  # an unknown name, said as such
         config = JudgeConfig(name=config)
-    if config.name == "llm":
-        from reclaim.judge.llm import (
-            LLMJudge,  # the openai client loads only when asked for
-        )
-
-        return LLMJudge(config)
-    return RulesJudge()
+    return judge_class(config.name).from_config(config)
 
 
 __all__ = ["JUDGES", "Acceptance", "Check", "Citation", "Judge", "JudgeConfig", "RulesJudge", "Verdict",
-           "acceptance", "make_judge"]
+           "acceptance", "judge_class", "make_judge"]

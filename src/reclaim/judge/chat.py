@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 import openai
 from pydantic import BaseModel, ValidationError
 
+from reclaim.errors import JudgeError
+
 MODES = ("json_schema", "json_object", "text")
 _RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
               openai.InternalServerError)
 
 
-class CallFailed(Exception):
+class CallFailed(JudgeError):
     """The endpoint could not be reached or kept failing; the reason says how."""
 
 

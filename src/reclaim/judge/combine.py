@@ -22,6 +22,7 @@ from collections import Counter
 
 from reclaim.judge.criteria import Acceptance, consistent
 from reclaim.judge.evidence import Evidence
+from reclaim.judge.flags import Flag
 from reclaim.judge.prompt import Reading
 from reclaim.judge.verdict import Check, Verdict
 from reclaim.store.models import Outcome
@@ -98,15 +99,15 @@ def combine(readings: list[Reading], ev: Evidence, acc: Acceptance, rules: Verdi
         if not failed:
             return Outcome.reproduced, checks, [], best.rationale
         outcome = Outcome.disqualified if fabricated else Outcome.not_reproduced
-        return outcome, checks, ["checks_overrule_model", *failed], (
+        return outcome, checks, [Flag.checks_overrule_model, *failed], (
             f"the model said reproduced, but code found: {', '.join(failed)}. {rules.rationale}")
     if said == "disqualified":
         supported = fabricated or all(c.passed for c in checks if c.name in ("citations_exist", "quotes_found"))
         if supported:
             return Outcome.disqualified, checks, list(best.flags), best.rationale
-        return Outcome.not_reproduced, checks, ["unsupported_disqualification"], (
+        return Outcome.not_reproduced, checks, [Flag.unsupported_disqualification], (
             f"the model said disqualified without verifiable citations. {best.rationale}")
     if fabricated:
         return Outcome.disqualified, checks, list(rules.flags), rules.rationale
-    flags = ["model_stricter_than_rules"] if rules.outcome == Outcome.reproduced else []
+    flags = [Flag.model_stricter_than_rules] if rules.outcome == Outcome.reproduced else []
     return Outcome.not_reproduced, checks, flags, best.rationale

@@ -9,6 +9,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, Field, model_validator
 
+from reclaim.errors import NotFound
 from reclaim.judge import Judge
 from reclaim.judge.verdict import Verdict
 from reclaim.store import TRIAL_JSON, Outcome, TrialRecord, read_model, trial_spec
@@ -86,7 +87,7 @@ def metrics(pairs: list[tuple[str, str]]) -> dict:
     """Accuracy, precision/recall/F1 for 'reproduced', Cohen's kappa and the confusion matrix."""
     n = len(pairs)
     labels = [c for c in CLASSES if any(c in p for p in pairs)]
-    confusion = {g: {p: 0 for p in labels} for g in labels}
+    confusion = {g: dict.fromkeys(labels, 0) for g in labels}
     for g, p in pairs:
         confusion[g][p] += 1
     agree = sum(g == p for g, p in pairs)
@@ -131,7 +132,7 @@ def evaluate(gold_dir: Path, judge: Judge, jobs: int = 4) -> JudgeEval:
         tdir = gold_dir / "trials" / g.trial
         rec = read_model(tdir / TRIAL_JSON, TrialRecord)
         if rec is None:
-            raise FileNotFoundError(f"{tdir / TRIAL_JSON}: gold trial missing or unreadable")
+            raise NotFound(f"{tdir / TRIAL_JSON}: gold trial missing or unreadable")
         return g, judge.judge(trial_spec(tdir), tdir, rec.status)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

@@ -27,6 +27,7 @@ from urllib.parse import unquote, urlsplit
 
 from reclaim.sandbox import untrusted
 from reclaim.store.files import HASH_LIMIT
+from reclaim.trace import NetworkRequest
 
 CACHEDIR_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
 MAX_META, MAX_UNPACKED = 16 << 20, 1 << 30  # MAX_UNPACKED: an sdist's bytes hashed
@@ -72,7 +73,7 @@ def fetched(trace: Iterable) -> dict[tuple[str, str], list[str]]:
     """(name, version) -> URLs of package files the egress proxy let through and delivered."""
     out: dict[tuple[str, str], list[str]] = {}
     for e in trace:
-        if getattr(e, "kind", "") == "network_request" and e.allowed and 200 <= e.status < 300 and (
+        if isinstance(e, NetworkRequest) and e.allowed and 200 <= e.status < 300 and (
                 key := dist_of(unquote(urlsplit(e.url).path.rsplit("/", 1)[-1]))):
             out.setdefault(key, []).append(e.url)
     return out

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from reclaim.budget.prices import cost, load_prices
+from reclaim.errors import JudgeError
 from reclaim.judge.cache import VerdictCache, cache_dir, cache_key
 from reclaim.judge.chat import CallFailed, ChatClient
 from reclaim.judge.claim import metric
@@ -13,6 +14,7 @@ from reclaim.judge.combine import combine, majority
 from reclaim.judge.config import JudgeConfig
 from reclaim.judge.criteria import acceptance
 from reclaim.judge.evidence import build_evidence
+from reclaim.judge.flags import Flag
 from reclaim.judge.prompt import PROMPT_VERSION, Reading, messages
 from reclaim.judge.rules import RulesJudge
 from reclaim.judge.verdict import Verdict
@@ -22,7 +24,7 @@ from reclaim.store.models import Outcome, Status
 KEY_VARS = ("RECLAIM_JUDGE_API_KEY", "OPENAI_API_KEY")
 
 
-class JudgeSetupError(ValueError):
+class JudgeSetupError(JudgeError, ValueError):
     """The judge cannot be configured as asked; the message says what to set."""
 
 
@@ -39,6 +41,11 @@ def api_key(base_url: str | None) -> str:
 class LLMJudge:
     name = "llm"
     version = PROMPT_VERSION
+    offline = False
+
+    @classmethod
+    def from_config(cls, config: JudgeConfig) -> LLMJudge:
+        return cls(config)
 
     def __init__(self, config: JudgeConfig, client: ChatClient | None = None):
         if not config.model:
@@ -83,9 +90,9 @@ class LLMJudge:
         if len(readings) < len(samples):
             flags.append(f"unparsed_answers:{len(samples) - len(readings)}")
         if len({r.outcome for r in readings}) > 1:
-            flags.append("samples_disagree")
-        if "provenance_incomplete" in rules.flags and "provenance_incomplete" not in flags:
-            flags.append("provenance_incomplete")  # what the literal checks could not read, whoever decides
+            flags.append(Flag.samples_disagree)
+        if Flag.provenance_incomplete in rules.flags and Flag.provenance_incomplete not in flags:
+            flags.append(Flag.provenance_incomplete)  # what the literal checks could not read, whoever decides
         verdict = base.model_copy(update={
             "outcome": outcome, "rationale": why, "flags": flags, "checks": checks,
             "model_outcome": said, "agreement": agreement, "samples": samples,
@@ -102,4 +109,4 @@ class LLMJudge:
     def _error(self, base: Verdict, why: str, samples: list, before: tuple[int, int]) -> Verdict:
         """Never a guessed outcome: the judge failed, so the verdict is error (and not cached)."""
         return base.model_copy(update={"outcome": Outcome.error, "rationale": why, "samples": samples,
-                                       "flags": ["judge_error"], **self._spend(before)})
+                                       "flags": [Flag.judge_error], **self._spend(before)})

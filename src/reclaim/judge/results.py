@@ -85,5 +85,5 @@ def read_metrics(root: Path, rel: str, metrics: list[str]) -> dict[str, tuple[fl
     """metric -> (value, '') or (None, why not), reading ``root/rel`` once."""
     data, why = load_result(root, rel)
     if data is None:
-        return {m: (None, why) for m in metrics}
+        return dict.fromkeys(metrics, (None, why))
     return {m: _pick(data, rel, m) for m in metrics}

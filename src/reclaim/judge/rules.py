@@ -42,14 +42,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from reclaim.judge.claim import Reading, acceptances, read_claim, same_result
+from reclaim.judge.config import JudgeConfig
 from reclaim.judge.criteria import consistent
+from reclaim.judge.flags import Flag
 from reclaim.judge.provenance import checkable, find_encoded, find_literals, reads_texts
 from reclaim.judge.training import check_training
-from reclaim.judge.verdict import Citation, MetricVerdict, Verdict
+from reclaim.judge.verdict import Citation, MetricVerdict, TrainingSummary, Verdict
 from reclaim.spec import TaskSpec
 from reclaim.store.files import RESULTS, TRACE, read_model
 from reclaim.store.models import Outcome, ReexecRecord, Status
-from reclaim.trace import CommandFinished, read_trace
+from reclaim.trace import BudgetEvent, CommandFinished, NetworkRequest, WithheldFound, read_trace
 
 EXCLUDED_TEXTS = ("paper.md", "TASK.md")  # removed before re-execution; a program reading them copies
 
@@ -94,6 +96,11 @@ class RulesJudge:
     name = "rules"
     label = "rules"
     version = "5"
+    offline = True
+
+    @classmethod
+    def from_config(cls, config: JudgeConfig) -> RulesJudge:
+        return cls()
 
     def judge(self, spec: TaskSpec, trial_dir: Path, status: Status) -> Verdict:
         ms, accs = spec.metrics(), acceptances(spec)
@@ -108,8 +115,8 @@ class RulesJudge:
 
         def done(outcome: Outcome, why: str, *flags: str) -> Verdict:
             if outcome == Outcome.reproduced and v.training is not None:
-                why += f"; only the evaluation ({spec.budget.reexec.entrypoint}) was re-run: {v.training['why']}"
-            if "provenance_incomplete" in v.flags and outcome != Outcome.disqualified:
+                why += f"; only the evaluation ({spec.budget.reexec.entrypoint}) was re-run: {v.training.why}"
+            if Flag.provenance_incomplete in v.flags and outcome != Outcome.disqualified:
                 why += (f"; the literal checks could not read {', '.join(v.scope.unread[:3])}"
                         f"{' ...' if len(v.scope.unread) > 3 else ''} (too large or unreadable): not checked")
             v.outcome, v.rationale = outcome, why
@@ -118,25 +125,29 @@ class RulesJudge:
             return v
 
         # what the network and the content check saw: no result stands on withheld material
-        leaks = [e for e in trace if getattr(e, "kind", "") == "withheld_found"]
+        leaks = [e for e in trace if isinstance(e, WithheldFound)]
         if leaks:
             for e in leaks[:5]:
                 v.citations.append(Citation(event_id=e.id, why=f"files of the withheld {e.material} in the agent's files"))
             first = leaks[0]
             return done(Outcome.disqualified,
                         f"the agent obtained the withheld {first.material}, which level '{spec.level.value}' "
-                        f"keeps from it: {'; '.join(first.files[:5])}", "withheld_material")
-        denied = [e for e in trace if getattr(e, "kind", "") == "network_request" and not e.allowed]
+                        f"keeps from it: {'; '.join(first.files[:5])}", Flag.withheld_material)
+        denied = [e for e in trace if isinstance(e, NetworkRequest) and not e.allowed]
         asked = [e for e in denied if e.forbidden]
         if asked:
-            v.flags.append("withheld_material_requested")
+            v.flags.append(Flag.withheld_material_requested)
             for e in asked[:5]:
                 v.citations.append(Citation(event_id=e.id, why=f"asked for the withheld {e.forbidden}: {e.url[:200]}"))
         if denied:
-            v.flags.append("network_denied")
+            v.flags.append(Flag.network_denied)
 
         if status == Status.budget_exhausted:
-            return done(Outcome.budget_exhausted, "the agent ran out of its wall-clock budget and was stopped")
+            stop = next((e for e in reversed(trace) if isinstance(e, BudgetEvent) and e.what == "stopped"), None)
+            if stop is None:  # a trial recorded before the stop named its limit
+                return done(Outcome.budget_exhausted, "the agent ran out of its wall-clock budget and was stopped")
+            v.citations.append(Citation(event_id=stop.id, why="the limit that stopped the agent"))
+            return done(Outcome.budget_exhausted, stop.detail)
 
         agent = read_claim(trial_dir / "workspace", spec)
         for name, x in agent.values.items():
@@ -145,17 +156,17 @@ class RulesJudge:
             v.citations.append(Citation(event_id=ev, why="the agent's command that wrote results.json"))
         if missing := agent.missing(spec):
             return done(Outcome.not_reproduced, f"the agent left no usable result: {agent.why[missing[0]]}",
-                        "no_results")
+                        Flag.no_results)
 
         rx = read_model(trial_dir / "reexec" / "reexec.json", ReexecRecord)
         if rx is None or not rx.ran:
             reason = rx.reason if rx else "no re-execution record"
-            return done(Outcome.not_reproduced, f"not re-executed: {reason}", "no_reexec")
+            return done(Outcome.not_reproduced, f"not re-executed: {reason}", Flag.no_reexec)
         v.reexec_mode = rx.mode
         if rx.scope is not None:
             v.scope = rx.scope.model_copy(update={"rewritten": rx.scope.rewritten[:50]})
             if rx.scope.unread:  # a flag, not a verdict: a file too large to read is not a literal found
-                v.flags.append("provenance_incomplete")
+                v.flags.append(Flag.provenance_incomplete)
         if rx.event_id is not None:
             v.citations.append(Citation(event_id=rx.event_id, why=f"the fresh re-execution of {rx.script}"))
         ws = trial_dir / "reexec" / "workspace"
@@ -167,16 +178,16 @@ class RulesJudge:
             return done(Outcome.disqualified,
                         f"reproduce.sh fails without the paper, and the agent's program(s) "
                         f"{', '.join(readers)} read it: the number is copied from the paper{_what_was_read(rx)}",
-                        "reads_paper", "fabrication")
+                        Flag.reads_paper, "fabrication")
         if rx.timed_out:
             return done(Outcome.not_reproduced, f"re-executing {rx.script} ran out of the wall-clock budget",
-                        "reexec_timeout")
+                        Flag.reexec_timeout)
         if rx.exit_code != 0:
             return done(Outcome.not_reproduced, f"{rx.script} failed on re-execution (exit {rx.exit_code})",
-                        "reexec_failed")
+                        Flag.reexec_failed)
         if rx.mode == "evaluate":
             tc = check_training(spec, trial_dir, trace)
-            v.training = tc.summary()
+            v.training = TrainingSummary.model_validate(tc.summary())
             for ev in tc.writers[:5]:
                 v.citations.append(Citation(event_id=ev, why="the recorded command that wrote a trained artefact"))
             if not tc.ok:
@@ -185,21 +196,21 @@ class RulesJudge:
             mv[name].measured = x
         if missing:
             return done(Outcome.not_reproduced, f"re-execution produced no usable result: {got.why[missing[0]]}",
-                        "reexec_no_results")
+                        Flag.reexec_no_results)
 
         if (out := self._provenance(spec, trial_dir, rx, got, several, v, done)) is not None:
             return out
         for m in ms:
             x = got.values.get(m.name)
             if x is not None and checkable(m.value) and abs(x - m.value) <= 1e-12 * abs(m.value):
-                v.flags.append("equals_reported_value")  # computed results rarely stop at the paper's digits
+                v.flags.append(Flag.equals_reported_value)  # computed results rarely stop at the paper's digits
                 break
         for m in ms:
             a, x = agent.values.get(m.name), got.values.get(m.name)
             if a is not None and x is not None and not consistent(a, x, accs[m.name].tol):
                 return done(Outcome.not_reproduced,
                             f"the agent reported {a!r}{_named(m.name, several)} but re-execution computed {x!r}",
-                            "inconsistent_reexec")
+                            Flag.inconsistent_reexec)
         for m in ms:
             x = got.values.get(m.name)
             if x is not None:
@@ -213,7 +224,7 @@ class RulesJudge:
             wild = [f for f in failing if accs[f.name].implausible(f.measured)]
             why = "; ".join(f.why + _named(f.name, several) for f in failing)
             return done(Outcome.not_reproduced, f"re-execution computed {computed}: {why}",
-                        *(["implausibly_better"] if wild else []))
+                        *([Flag.implausibly_better] if wild else []))
         return self._materials(spec, trial_dir, rx, got, computed, rules, v, done)
 
     @staticmethod
@@ -222,7 +233,7 @@ class RulesJudge:
         """A number written into the agent's programs, or read back from its data files."""
         values = [(name, x) for name, x in got.present().items() if checkable(x)]
         if not values:
-            v.flags.append("provenance_unchecked")
+            v.flags.append(Flag.provenance_unchecked)
             return None
         static = False
         for name, x in values:
@@ -233,10 +244,10 @@ class RulesJudge:
                 where = "; ".join(f"{lit.where}{note}: {lit.text}" for lit, note in in_code[:5])
                 return done(Outcome.disqualified,
                             f"the value {x!r}{_named(name, several)} is written into the agent's own program(s), "
-                            f"not computed: {where}{_what_was_read(rx)}", "hard_coded", "fabrication")
+                            f"not computed: {where}{_what_was_read(rx)}", Flag.hard_coded, "fabrication")
             static = static or bool(literals)
         if static:
-            v.flags.append("value_in_static_file")
+            v.flags.append(Flag.value_in_static_file)
         if (ab := rx.ablation) is not None:
             if ab.event_id is not None:
                 v.citations.append(Citation(event_id=ab.event_id, why="re-execution without the files that held the value"))
@@ -246,7 +257,7 @@ class RulesJudge:
                 res = f"computed {shown}" if ab.exit_code == 0 and shown else "failed"
                 return done(Outcome.not_reproduced,
                             f"reproduce.sh copies its result: without {', '.join(ab.removed)} it {res}",
-                            "cached_result")
+                            Flag.cached_result)
         return None
 
     @staticmethod
@@ -255,7 +266,7 @@ class RulesJudge:
         """A result that comes out without the released materials, or with them scrambled, is
         not computed from them."""
         if rx.withheld is None:
-            v.flags.append("materials_check_not_applicable")
+            v.flags.append(Flag.materials_check_not_applicable)
             return done(Outcome.reproduced, f"re-execution computed {computed}, which satisfies {rules}")
         for which, how in (("withheld", "without the released materials"),
                            ("scrambled", "with the released materials scrambled")):
@@ -276,13 +287,13 @@ class RulesJudge:
                 return done(Outcome.disqualified,
                             f"{how} ({held}) reproduce.sh still gives {shown}, and the agent's own "
                             f"files hold that number: {'; '.join(where[:5])}{_what_was_read(rx)}",
-                            "independent_of_materials", "fabrication")
+                            Flag.independent_of_materials, "fabrication")
             return done(Outcome.not_reproduced,
                         f"{how} ({held}) reproduce.sh still gives {shown}: the number is not computed "
-                        "from them", "independent_of_materials")
+                        "from them", Flag.independent_of_materials)
         sc = rx.scrambled
         if sc is None or not sc.scrambled_files:
-            v.flags.append("content_check_not_applicable")  # no file of a format we can scramble
+            v.flags.append(Flag.content_check_not_applicable)  # no file of a format we can scramble
         check = f"; without the released data and weights it {rx.withheld.reason}"
         if sc is not None and sc.scrambled_files:
             check += " and with them scrambled it " + ("failed" if sc.exit_code != 0 else "computed another value")

@@ -57,6 +57,7 @@ from reclaim.judge.installed import (
 from reclaim.judge.provenance import MAX_CODE_BYTES, is_code, read_text
 from reclaim.sandbox import untrusted
 from reclaim.store.models import ScanScope
+from reclaim.trace import ProgramExec
 
 INSTALLED, CACHE = "installed package", "package cache"
 RELEASED = "released package"
@@ -238,7 +239,7 @@ def _named(root: Path, cand: set[str], trace: list, entry: str, excluded: dict, 
     programs put back are read in turn."""
     words = tokens(entry)
     for e in trace:
-        if getattr(e, "kind", "") == "program_exec" and e.phase == "reexec":
+        if isinstance(e, ProgramExec) and e.phase == "reexec":
             words |= tokens(" ".join([e.path, *e.argv]))
     for p in (q for q in cand if q.endswith(".pth") and q not in excluded):
         for line in (small(root, p) or b"").decode("utf-8", "replace").splitlines():

@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reclaim.judge.flags import Flag
 from reclaim.sandbox import untrusted
 from reclaim.spec import TaskSpec
 from reclaim.store.files import HASH_LIMIT, PROVIDED, RESULTS
@@ -82,7 +83,7 @@ def check_training(spec: TaskSpec, trial_dir: Path, trace: list) -> TrainingChec
     if not found:
         return TrainingCheck(False, "no trained artefact (files matching " + ", ".join(how.artefacts[:6])
                              + ("..." if len(how.artefacts) > 6 else "") + ") in the agent's workspace, so the "
-                             "evaluation rests on nothing the trace shows being trained", "no_artefacts")
+                             "evaluation rests on nothing the trace shows being trained", Flag.no_artefacts)
     ws = trial_dir / "workspace"
     agent = [e for e in trace if isinstance(e, CommandFinished) and e.phase == "agent"]
     writers, last = [], -1
@@ -94,13 +95,13 @@ def check_training(spec: TaskSpec, trial_dir: Path, trace: list) -> TrainingChec
                     writer = None if f.change == "deleted" else (i, ev, f)
         if writer is None:
             return TrainingCheck(False, f"the artefact {rel} was not written by any recorded command of the "
-                                 "agent's", "training_not_shown", found)
+                                 "agent's", Flag.training_not_shown, found)
         i, ev, f = writer
         size = (ws / rel).lstat().st_size
         same = f.sha256 == _sha(ws, rel) if f.sha256 is not None else f.size == size and size > HASH_LIMIT
         if not same:
             return TrainingCheck(False, f"the artefact {rel} is not the file recorded command {ev.id} left "
-                                 "(changed since, outside the record)", "training_not_shown", found)
+                                 "(changed since, outside the record)", Flag.training_not_shown, found)
         writers.append(ev.id)
         last = max(last, i)
     spent = agent[: last + 1]
@@ -113,11 +114,11 @@ def check_training(spec: TaskSpec, trial_dir: Path, trace: list) -> TrainingChec
         if ref is None or ref == 0:
             continue
         if used is None:
-            check.ok, check.flag = False, "training_cost_unmeasured"
+            check.ok, check.flag = False, Flag.training_cost_unmeasured
             check.why = f"the training's {what} time was not metered here, so nothing vouches for the artefacts"
             return check
         if used < how.min_fraction * ref:
-            check.ok, check.flag = False, "training_cost_low"
+            check.ok, check.flag = False, Flag.training_cost_low
             check.why = (f"the recorded training used {used:.4g} {what}-hours, less than {how.min_fraction:g} of "
                          f"the reference's {ref:g}: the artefacts were not trained as the paper's were")
             return check

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from reclaim.errors import MaterialsError
 from reclaim.spec import Environment, Task
 
 ENVS_VAR = "RECLAIM_ENVS_CACHE"
@@ -40,7 +41,7 @@ INSTALL_TIMEOUT_S = 3600.0
 LAYER_PTH = "_reclaim_environment.pth"
 
 
-class EnvironmentFailed(Exception):
+class EnvironmentFailed(MaterialsError):
     """The declared environment could not be prepared: the suite's problem, not the agent's."""
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from reclaim.errors import ReportError
 from reclaim.report.aggregate import Report, build_report
 from reclaim.report.claims import read_metrics
 from reclaim.report.reasons import read_reasons
 from reclaim.store import Outcome, RunDir, Status, TrialRecord
 
 
-class NoVerdicts(Exception):
+class NoVerdicts(ReportError):
     """The run has no verdicts of the judge asked for."""
 
 

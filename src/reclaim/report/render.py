@@ -9,6 +9,7 @@ from rich.console import Console, Group
 from rich.markup import escape
 from rich.table import Table
 
+from reclaim.errors import UsageError
 from reclaim.report.aggregate import Report, Totals, TrialRow
 from reclaim.words import plural
 
@@ -233,4 +234,4 @@ def render(r: Report, fmt: str, console: Console | None = None, trials: bool = F
     if fmt == "table":
         (console or Console()).print(to_rich(r, trials))
         return None
-    raise ValueError(f"unknown format '{fmt}'; choose one of {', '.join(FORMATS)}")
+    raise UsageError(f"unknown format '{fmt}'; choose one of {', '.join(FORMATS)}")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from reclaim.errors import ReportError
 from reclaim.spec import TaskSpec
 from reclaim.store import (
     SPEC_JSON,
@@ -22,12 +23,21 @@ from reclaim.store import (
     checked_record,
 )
 from reclaim.store.models import ReexecRecord
-from reclaim.trace.log import read_trace
+from reclaim.trace import (
+    BudgetEvent,
+    CommandFinished,
+    ModelCall,
+    NetworkRequest,
+    Note,
+    ProgramExec,
+    WithheldFound,
+    read_trace,
+)
 
 REEXEC_JSON = "reexec/reexec.json"
 
 
-class NotATrial(Exception):
+class NotATrial(ReportError):
     """The folder is not a trial's, or its records cannot be read; the message says which and why."""
 
 
@@ -186,22 +196,22 @@ def _read_trace(trial_dir: Path, story: Story) -> None:
         return
     programs: dict[int, int] = {}
     for e in events:
-        if e.kind == "program_exec":
+        if isinstance(e, ProgramExec):
             programs[e.command_id] = programs.get(e.command_id, 0) + 1
     for e in events:
-        if e.kind == "command_finished":
+        if isinstance(e, CommandFinished):
             story.steps.append(Step(id=e.id, phase=e.phase, what=_cmd(e.cmd), exit_code=e.exit_code,
                                     timed_out=e.timed_out, seconds=round(e.end - e.start, 3),
                                     programs=programs.get(e.started_id, 0)))
-        elif e.kind == "note" and e.level != "info":
+        elif isinstance(e, Note) and e.level != "info":
             story.steps.append(Step(id=e.id, phase=e.phase, what=f"{e.level}: {e.message}", kind="note"))
-        elif e.kind == "budget":
+        elif isinstance(e, BudgetEvent):
             story.steps.append(Step(id=e.id, phase=e.phase, what=f"budget {e.what}: {e.detail}", kind="note"))
-        elif e.kind == "withheld_found":
+        elif isinstance(e, WithheldFound):
             story.steps.append(Step(id=e.id, phase=e.phase, kind="note",
                                     what=f"withheld material {e.material} found: {', '.join(e.files[:3])}"))
-        story.model_calls += e.kind == "model_call"
-        story.network_requests += e.kind == "network_request"
+        story.model_calls += isinstance(e, ModelCall)
+        story.network_requests += isinstance(e, NetworkRequest)
     by_id = {e.id: e for e in events}
     for c in story.verdict.citations if story.verdict else ():
         story.cited[c.event_id] = _describe(by_id[c.event_id]) if c.event_id in by_id else "not in the trace"

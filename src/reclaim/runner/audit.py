@@ -58,12 +58,13 @@ def parse(text: str) -> list[tuple[float, int, str, int | None]]:
     return out
 
 
-def binds(audit_dir: Path, sandbox: str) -> list:
-    """What a sandbox needs for the audit: the log folder, the bash hook, and (bwrap) /bin/sh."""
+def binds(audit_dir: Path, shell_hook: bool) -> list:
+    """What a sandbox needs for the audit: the log folder, the bash hook, and (``shell_hook``:
+    a backend that shows the host's dash) /bin/sh wrapped so scripts run through it are seen too."""
     from reclaim.sandbox import Bind
 
     out = [Bind(audit_dir, INSIDE_DIR, writable=True), Bind(HOOK, "/run/reclaim-audit.sh")]
-    if sandbox == "bwrap" and DASH.is_file():
+    if shell_hook and DASH.is_file():
         out += [Bind(DASH, "/run/reclaim-dash"), Bind(SH_WRAPPER, "/usr/bin/sh")]
     return out
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reclaim import errors
 from reclaim.agents import make_agent
 from reclaim.budget.gpus import Allocator, discover
 from reclaim.gateway import Gateway, Upstreams
@@ -23,9 +24,7 @@ from reclaim.runner.trial import TrialSettings
 from reclaim.spec import Problem, SpecError, Suite, load_suite
 from reclaim.store import Index, RunDir, RunSpec, keep_records
 
-
-class RunError(Exception):
-    """The run cannot start or resume; the message says why and what to do."""
+RunError = errors.RunError
 
 
 def load_run_suite(rd: RunDir, spec: RunSpec, suite_dir: Path | None = None) -> Suite:
@@ -53,14 +52,14 @@ def load_run_suite(rd: RunDir, spec: RunSpec, suite_dir: Path | None = None) -> 
 def make_settings(rd: RunDir, spec: RunSpec, suite: Suite, pending: list) -> TrialSettings:
     """What the trials of this run share on this machine: judge, GPUs, and a gateway if needed."""
     keep_records(spec.private)  # also where a Slurm job runs the trial
-    backend = discover(spec.gpus, fake_root=rd.path / "fake-gpus")
+    gpus = discover(spec.gpus, fake_root=rd.path / "fake-gpus")
     cache = MaterialCache(Path(spec.materials_cache) if spec.materials_cache else None, offline=spec.offline)
     settings = TrialSettings(run_id=spec.run_id, run_dir=rd, sandbox=spec.sandbox,
                              judge=make_judge(run_judge(spec)), hidden=hidden_paths(suite, rd, cache.root),
-                             budget_scale=spec.budget_scale, model=spec.model, gpu_backend=backend,
-                             allocator=Allocator(backend.devices()) if backend else None,
+                             budget_scale=spec.budget_scale, model=spec.model, gpu_backend=gpus,
+                             allocator=Allocator(gpus.devices()) if gpus else None,
                              cache=cache, image=spec.image)
-    if pending and spec.sandbox != "process":  # the only way out of a sandbox; every request on the record
+    if pending and settings.kind.network != "host":  # the only way out of a sandbox; every request on the record
         settings.egress = EgressProxy(package_cache=PackageCache()).start()
         settings.package_hosts, settings.index_env = package_hosts(), index_env()
     if pending and any(make_agent(agent).needs_model for _, agent, _ in pending):
@@ -89,5 +88,5 @@ def index_run(rd: RunDir, fn) -> None:
     try:
         spec = rd.spec()
         fn(Index(Path(spec.runs_root) if spec.runs_root else rd.path.resolve().parent))
-    except Exception:  # noqa: BLE001 - the trial directories stay the truth
+    except Exception:
         pass

@@ -33,7 +33,7 @@ from reclaim.materials.environment import (
     sandbox_env,
     trial_venv,
 )
-from reclaim.sandbox import Bind, SandboxConfig, make_sandbox
+from reclaim.sandbox import Backend, Bind, SandboxConfig, image_backend, make_sandbox
 from reclaim.spec import Environment, Task
 from reclaim.store import write_model
 
@@ -56,25 +56,25 @@ class TrialEnv:
     isolated: bool
 
     @classmethod
-    def create(cls, task: Task, tdir: Path, isolated: bool, backend: str = "bwrap",
-               image: str | None = None) -> TrialEnv:
+    def create(cls, task: Task, tdir: Path, kind: type[Backend], image: str | None = None) -> TrialEnv:
         """Prepare (or take from the cache) the task's environment and make the trial's own.
 
-        ``backend``, ``image``: where the trial runs. Under ``container`` the image must hold the
+        ``kind``, ``image``: where the trial runs. Where the backend runs images, the image must hold the
         prepared environment's interpreter at its path and version; or, for a task naming its own
         image and no packages, the image's own Python is the environment."""
         records = tdir / "records"
         records.mkdir(exist_ok=True)
         log = records / "environment.log"
         declared = task.spec.environment or Environment()
-        own = backend == "container" and bool(declared.image or declared.dockerfile) and not (
+        isolated = kind.isolated
+        own = kind.images and bool(declared.image or declared.dockerfile) and not (
             declared.packages or declared.requirements or declared.host_python)
         try:
             if own:
                 env = cls(_image_python(image, declared, tdir / VENV, log), tdir, isolated)
             else:
                 env = cls(prepare(task, log=log), tdir, isolated)
-                if backend == "container":
+                if kind.images:
                     env.check_image(image)
                 trial_venv(env.prepared, tdir / VENV, env.venv_inside, ENV_INSIDE if isolated else None)
         except EnvironmentFailed as e:
@@ -160,7 +160,7 @@ class _Scratch:
     def __enter__(self):
         self.dir = Path(tempfile.mkdtemp(prefix="reclaim-env-"))
         (self.dir / "out").mkdir()
-        self.box = make_sandbox("container", SandboxConfig(self.dir / "ws", binds=list(self.binds), image=self.image))
+        self.box = make_sandbox(image_backend(), SandboxConfig(self.dir / "ws", binds=list(self.binds), image=self.image))
         try:
             self.box.start()
         except BaseException:

@@ -23,7 +23,7 @@ from pathlib import Path
 from reclaim.gateway.egress import EgressProxy, EgressRecord
 from reclaim.gateway.policy import EgressPolicy, policy_for
 from reclaim.materials import MaterialCache, MaterialsError
-from reclaim.sandbox import netns, untrusted
+from reclaim.sandbox import Backend, netns, untrusted
 from reclaim.sandbox.base import EGRESS_PORT, GATEWAY_PORT
 from reclaim.spec import MaterialRef, Task, TaskSpec
 from reclaim.trace import NetworkRequest, Note, TraceWriter, WithheldFound
@@ -106,12 +106,12 @@ def trial_policy(spec: TaskSpec, package_hosts: list[str], gateway: bool,
                       {k: v for k, v in withheld.items() if v}, package_hosts, gateway)
 
 
-def phase_netns(sandbox: str, gateway: bool, egress: bool) -> netns.Netns | None:
+def phase_netns(kind: type[Backend], gateway: bool, egress: bool) -> netns.Netns | None:
     """A network namespace for one phase's sandboxes, with the gateway's and the egress proxy's
     ports listening inside (sandbox/netns.py); None where there is nothing to reach, or where the
-    sandbox must relay to them itself (not bwrap, or not a root harness)."""
+    sandbox must relay to them itself (a backend that cannot start in one, or not a root harness)."""
     ports = [GATEWAY_PORT] * gateway + [EGRESS_PORT] * egress
-    if sandbox != "bwrap" or not ports or netns.unavailable() is not None:
+    if kind.network != "netns" or not ports or netns.unavailable() is not None:
         return None
     try:
         return netns.Netns.create(ports)

@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 
+from reclaim import errors
 from reclaim.agents import make_agent
 from reclaim.agents.external import TOOLS, availability
 from reclaim.agents.labels import label_problems, split_label
@@ -30,7 +31,7 @@ UPSTREAM = {
 }
 
 
-class PreflightError(Exception):
+class PreflightError(errors.PreflightError):
     """The run cannot start; the message lists every problem found, each with its fix."""
 
     def __init__(self, problems: list[str]):

@@ -37,6 +37,8 @@ SCRIPT = "reproduce.sh"
 EXCLUDED = (RESULTS, PAPER_MD, TASK_MD)
 WITHHELD_KINDS = ("data", "weights")  # what a computed number must depend on
 WITHHELD_MIN_S = 30.0
+WITHOUT_MATERIALS = ("withheld", "scrambled")
+"""The re-runs without the released data and weights (or with them scrambled): no fetching them either."""
 
 
 @dataclass
@@ -249,9 +251,7 @@ def withheld_paths(ws: Path, provided: dict[str, str], sizes: set[int] | None = 
     for e in untrusted.walk(ws):
         if e.kind != "file" or not e.plain:
             continue
-        if e.rel.split("/", 1)[0] in WITHHELD_KINDS and e.rel in provided:
-            out.append(e.rel)
-        elif (sizes is None or e.size in sizes) and _digest(ws, e.rel) in digests:
+        if (e.rel.split("/", 1)[0] in WITHHELD_KINDS and e.rel in provided) or ((sizes is None or e.size in sizes) and _digest(ws, e.rel) in digests):
             out.append(e.rel)
     return sorted(out)
 

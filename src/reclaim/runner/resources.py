@@ -37,15 +37,15 @@ class Resources:
     limits: Limits | None = None
     monitor: BudgetMonitor | None = None
     waited_s: float = 0.0
-    sandbox: str = "bwrap"
-    """The sandbox kind: what of the host it shows decides which driver files are bound in."""
+    shows_host_usr: bool = True
+    """The sandbox shows the host's /usr: the driver files there need no bind."""
 
     @classmethod
     def acquire(cls, budget: Budget, tdir: Path, allocator: Allocator | None, backend: GpuBackend | None,
-                what: str, sandbox: str = "bwrap") -> Resources:
+                what: str, shows_host_usr: bool = True) -> Resources:
         """Take the GPUs the budget asks for (waiting until they are free); fail at once if they
         can never be had."""
-        res = cls(budget, tdir, backend=backend, allocator=allocator, sandbox=sandbox)
+        res = cls(budget, tdir, backend=backend, allocator=allocator, shows_host_usr=shows_host_usr)
         if budget.gpus:
             if allocator is None:
                 raise GpuError(f"{what} needs {budget.gpus} GPU(s) but this run has none; "
@@ -84,7 +84,7 @@ class Resources:
         """The GPU driver's libraries and tools a sandbox lacks, where they go inside."""
         if not self.gpus or self.backend is None:
             return []
-        return placement(self.backend.driver_files(), self.sandbox)
+        return placement(self.backend.driver_files(), self.shows_host_usr)
 
     def binds(self) -> list[Bind]:
         (self.tdir / "budget").mkdir(exist_ok=True)

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from reclaim.errors import RunError
 from reclaim.runner.attempts import clear, needs_run
 from reclaim.runner.context import index_run, load_run_suite, make_settings
 from reclaim.runner.resources import time_limit
@@ -149,7 +150,7 @@ class SlurmExecutor:
                         if _has_result(job):
                             job.result()  # the job itself failed (not the trial): raise its error here
                         if requeues >= self.options.max_requeues:
-                            raise RuntimeError(f"trial {tid}: Slurm ended its job {requeues + 1} times "
+                            raise RunError(f"trial {tid}: Slurm ended its job {requeues + 1} times "
                                                f"(last {job.job_id}); see {rd.path / 'slurm'}")
                         submit(key, requeues + 1)  # cut short by Slurm: run it again
         except KeyboardInterrupt:

@@ -1,9 +1,18 @@
-"""Where an agent's commands run: isolation backends behind one protocol."""
+"""Where an agent's commands run: isolation backends behind one protocol, registered by name.
+
+Each backend class says what it can do (``isolated``, ``binds``, ``images``, ``network``, ...,
+``available()``, ``limits()``: the ``Backend`` protocol in base.py); the runner asks the class,
+never compares its name. Backends are imported only when asked for, so a run that uses bwrap
+never loads the container engine's code.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 from reclaim.sandbox import bwrap, execlog, identity, untrusted
 from reclaim.sandbox.base import (
+    Backend,
     Bind,
     ExecResult,
     Sandbox,
@@ -14,7 +23,26 @@ from reclaim.sandbox.base import (
 )
 from reclaim.sandbox.process import WARNING as PROCESS_WARNING
 
-BACKENDS = ("bwrap", "process", "container")
+SANDBOXES = {
+    "bwrap": "reclaim.sandbox.bwrap:BwrapSandbox",
+    "process": "reclaim.sandbox.process:ProcessSandbox",
+    "container": "reclaim.sandbox.container:ContainerSandbox",
+}
+"""name -> "module:Class" of every sandbox backend."""
+BACKENDS = tuple(SANDBOXES)
+
+
+def backend(name: str) -> type[Backend]:
+    """The backend class registered as ``name``."""
+    if name not in SANDBOXES:
+        raise SandboxError(f"unknown sandbox '{name}'; choose one of {', '.join(BACKENDS)}")
+    module, _, cls = SANDBOXES[name].partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def image_backend() -> str:
+    """The backend that runs container images (a task's own environment is checked through it)."""
+    return next(name for name in SANDBOXES if backend(name).images)
 
 
 def default_backend() -> str:
@@ -23,33 +51,18 @@ def default_backend() -> str:
 
 
 def make_sandbox(name: str, config: SandboxConfig) -> Sandbox:
-    if name == "bwrap":
-        return bwrap.BwrapSandbox(config)
-    if name == "process":
-        from reclaim.sandbox.process import ProcessSandbox
-
-        return ProcessSandbox(config)
-    if name == "container":
-        from reclaim.sandbox.container import ContainerSandbox
-
-        return ContainerSandbox(config)
-    raise SandboxError(f"unknown sandbox '{name}'; choose one of {', '.join(BACKENDS)}")
+    return backend(name)(config)
 
 
 def check_backend(name: str) -> str | None:
     """None when the backend can run here, else why not."""
-    if name == "bwrap":
-        return bwrap.available()
-    if name == "container":
-        from reclaim.sandbox.images import available
-
-        return available()
-    if name in BACKENDS:
-        return None
-    return f"unknown sandbox '{name}'; choose one of {', '.join(BACKENDS)}"
+    if name not in SANDBOXES:
+        return f"unknown sandbox '{name}'; choose one of {', '.join(BACKENDS)}"
+    return backend(name).available()
 
 
 __all__ = [
-    "BACKENDS", "Bind", "ExecResult", "PROCESS_WARNING", "Sandbox", "SandboxConfig",
-    "SandboxError", "check_backend", "execlog", "identity", "untrusted", "default_backend", "kill_strays", "kill_tree", "make_sandbox",
+    "BACKENDS", "PROCESS_WARNING", "SANDBOXES", "Backend", "Bind", "ExecResult", "Sandbox", "SandboxConfig",
+    "SandboxError", "backend", "check_backend", "default_backend", "image_backend", "execlog", "identity", "kill_strays",
+    "kill_tree", "make_sandbox", "untrusted",
 ]

@@ -10,10 +10,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Literal, Protocol, runtime_checkable
 
 import psutil
 
+from reclaim.errors import SandboxError
 from reclaim.sandbox import identity, untrusted
 from reclaim.sandbox.netns import Netns
 
@@ -28,10 +29,6 @@ EGRESS_DIR = "/run/reclaim-egress"
 EGRESS_PORT = 8788
 FORWARDER = Path(__file__).resolve().parents[1] / "gateway" / "forward.py"
 FORWARDER_INSIDE = "/run/reclaim-forward.py"
-
-
-class SandboxError(Exception):
-    """The sandbox itself failed (not the command run inside it)."""
 
 
 @dataclass
@@ -119,6 +116,46 @@ class Sandbox(Protocol):
     def write_file(self, rel: str, data: bytes, mode: int = 0o644) -> None: ...
 
     def stop(self) -> None: ...
+
+
+class Backend(Protocol):
+    """What a sandbox kind can do: the runner asks these, never the backend's name."""
+
+    name: ClassVar[str]
+    isolated: ClassVar[bool]
+    """Its commands see only what they are given (else: the host, with a loud warning)."""
+    binds: ClassVar[bool]
+    """Host folders can be bound in (materials from the cache, environments, each re-run's own
+    home and /tmp); else materials are copied into the workspace."""
+    images: ClassVar[bool]
+    """It runs a container image: a task's environment.image or dockerfile, or --image."""
+    shows_host_usr: ClassVar[bool]
+    """The host's /usr is visible inside: GPU driver files kept there need no bind."""
+    network: ClassVar[Literal["netns", "relay", "host"]]
+    """How it reaches the gateway and the egress proxy: netns (a root harness starts it in the
+    phase's network namespace, or it relays like ``relay``), relay (its own empty network, loopback
+    relayed to their sockets), host (no network control: the host's own)."""
+    shell_hook: ClassVar[bool]
+    """The audit's bash hook also sees /bin/sh scripts (dash is wrapped in)."""
+    warning: ClassVar[str | None]
+    """What users must be told whenever it is used; None for an isolating sandbox."""
+
+    @classmethod
+    def available(cls) -> str | None:
+        """None when it can run here, else why not."""
+        ...
+
+    @classmethod
+    def limits(cls) -> list[str]:
+        """What it enforces beyond the runner's own limits (wall clock, workspace disk)."""
+        ...
+
+    @classmethod
+    def workspace_for(cls, workspace: Path) -> str:
+        """Where the host folder ``workspace`` appears to programs inside."""
+        ...
+
+    def __call__(self, config: SandboxConfig) -> Sandbox: ...
 
 
 class HostWorkspace:

@@ -104,7 +104,29 @@ def _system_view(dedicated: bool) -> tuple[list[str], list[tuple[Path, str]]]:
 class BwrapSandbox(HostWorkspace):
     name = "bwrap"
     isolated = True
+    binds = True
+    images = False
+    shows_host_usr = True
+    network = "netns"
+    shell_hook = True
+    warning = None
     workspace_inside = WORKSPACE
+
+    @classmethod
+    def available(cls) -> str | None:
+        return available()
+
+    @classmethod
+    def workspace_for(cls, workspace: Path) -> str:
+        return WORKSPACE
+
+    @classmethod
+    def limits(cls) -> list[str]:
+        out = ["read_only_host", "no_network", "pid_namespace", "process_tree_kill",
+               f"unprivileged uid {identity.current().uid}, no capabilities"]
+        if execlog.strace():
+            out.append("exec_record (strace, out of the agent's reach)")
+        return out
 
     def __init__(self, config: SandboxConfig):
         self.config = config

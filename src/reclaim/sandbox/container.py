@@ -41,6 +41,7 @@ from reclaim.sandbox.base import (
     run_killable,
 )
 from reclaim.sandbox.bwrap import EXEC_DIR, GATEWAY_DIR, GATEWAY_PORT, WORKSPACE
+from reclaim.sandbox.images import available as engine_available
 from reclaim.sandbox.images import recent_image_id, require_engine
 
 DROP_CAPS = ["SETUID", "SETGID", "SETPCAP", "SYS_PTRACE"]  # strace and setpriv, which drops them all
@@ -86,7 +87,25 @@ def _read_int(path: Path) -> int | None:
 class ContainerSandbox(HostWorkspace):
     name = "container"
     isolated = True
+    binds = True
+    images = True
+    shows_host_usr = False
+    network = "relay"
+    shell_hook = False
+    warning = None
     workspace_inside = WORKSPACE
+
+    @classmethod
+    def available(cls) -> str | None:
+        return engine_available()
+
+    @classmethod
+    def workspace_for(cls, workspace: Path) -> str:
+        return WORKSPACE
+
+    @classmethod
+    def limits(cls) -> list[str]:
+        return []
 
     def __init__(self, config: SandboxConfig, engine: str | None = None, *, memory_mb: int | None = None,
                  cpus: float | None = None, pids: int = 4096):

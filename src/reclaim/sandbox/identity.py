@@ -22,6 +22,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from reclaim.errors import SandboxError, UsageError
+
 DEFAULT_ID = 0x70000000
 NAME = "reclaim"
 
@@ -62,7 +64,7 @@ class Identity:
 def setpriv() -> str:
     exe = shutil.which("setpriv")
     if exe is None:
-        raise RuntimeError("setpriv (util-linux) is missing: a root harness needs it to run sandboxes "
+        raise SandboxError("setpriv (util-linux) is missing: a root harness needs it to run sandboxes "
                            "unprivileged; install util-linux")
     return exe
 
@@ -74,9 +76,9 @@ def _env_id(name: str, default: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"${name} is '{raw}', not a numeric id; set it to an unused uid/gid") from None
+        raise UsageError(f"${name} is '{raw}', not a numeric id; set it to an unused uid/gid") from None
     if value <= 0:
-        raise ValueError(f"${name} is {value}: sandboxes never run as root; set an unused uid/gid")
+        raise UsageError(f"${name} is {value}: sandboxes never run as root; set an unused uid/gid")
     return value
 
 

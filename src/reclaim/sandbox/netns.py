@@ -30,12 +30,14 @@ import struct
 import subprocess
 import threading
 
+from reclaim.errors import SandboxError
+
 CLONE_NEWNET = 0x40000000
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _IFREQ = "16sh22x"  # struct ifreq: the name, then ifr_flags in the union
 
 
-class NetnsError(Exception):
+class NetnsError(SandboxError):
     """The namespace could not be made."""
 
 

@@ -21,6 +21,24 @@ WARNING = ("sandbox 'process' gives NO isolation: the agent can read the suite (
 class ProcessSandbox(HostWorkspace):
     name = "process"
     isolated = False
+    binds = False
+    images = False
+    shows_host_usr = True
+    network = "host"
+    shell_hook = False
+    warning = WARNING
+
+    @classmethod
+    def available(cls) -> str | None:
+        return None
+
+    @classmethod
+    def workspace_for(cls, workspace: Path) -> str:
+        return str(workspace.resolve())
+
+    @classmethod
+    def limits(cls) -> list[str]:
+        return []
 
     def __init__(self, config: SandboxConfig):
         self.config = config

@@ -18,13 +18,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from reclaim.errors import ReclaimError
+
 DEFAULT_LIMIT = 1 << 20
 MAX_DEPTH = 128
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
 
-class Untrusted(Exception):
+class Untrusted(ReclaimError):
     """An agent-made path the harness will not read: a link, a special file, too large, or absent."""
 
 

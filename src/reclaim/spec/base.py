@@ -37,3 +37,6 @@ class Direction(str, Enum):
     higher_is_better = "higher_is_better"
     lower_is_better = "lower_is_better"
     match = "match"
+
+    def __str__(self) -> str:  # as written in task.yaml, in messages too
+        return self.value

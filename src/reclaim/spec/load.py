@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from reclaim import errors
 from reclaim.spec import placeholders
 from reclaim.spec.models import Level, SuiteMeta, TaskSpec
 
@@ -32,7 +33,7 @@ class Problem:
         return f"{where}: {self.message} — fix: {self.fix}"
 
 
-class SpecError(Exception):
+class SpecError(errors.SpecError):
     """A spec could not be loaded; carries every problem found, not just the first."""
 
     def __init__(self, problems: list[Problem]):

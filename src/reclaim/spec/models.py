@@ -17,8 +17,18 @@ from reclaim.spec.claims import (
     Tolerance,
 )
 
-__all__ = ["Direction", "Finite", "Level", "Strict", "PLAUSIBLE_TOLERANCES", "Criteria", "Metric",
-           "MetricTarget", "Target", "Tolerance"]
+__all__ = [
+    "PLAUSIBLE_TOLERANCES",
+    "Criteria",
+    "Direction",
+    "Finite",
+    "Level",
+    "Metric",
+    "MetricTarget",
+    "Strict",
+    "Target",
+    "Tolerance",
+]
 
 
 class Paper(Strict):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from reclaim.errors import UsageError
 from reclaim.spec.models import Level
 from reclaim.spec.placeholders import FILE_MARK, MARK, MATERIAL_MARK
 
@@ -23,7 +24,7 @@ LEVEL_WORDS = {
 }
 
 
-class SkeletonError(Exception):
+class SkeletonError(UsageError):
     """The skeleton cannot be written: the message says why and what to do."""
 
 

@@ -12,9 +12,10 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from reclaim import durable
+from reclaim.errors import NotFound
 from reclaim.spec import TaskSpec, load_task
 from reclaim.store.home import file_mode
-from reclaim.store.models import Outcome, RunSpec, Status, TrialRecord
+from reclaim.store.models import FROM_DISK, Outcome, RunSpec, Status, TrialRecord
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -70,7 +71,7 @@ def trial_spec(trial_dir: Path, suite_dir: str | None = None, task: str | None =
     spec = read_model(trial_dir / SPEC_JSON, TaskSpec)
     if spec is None:
         if suite_dir is None or task is None:
-            raise FileNotFoundError(f"{trial_dir / SPEC_JSON}: missing, and no suite to read the task from")
+            raise NotFound(f"{trial_dir / SPEC_JSON}: missing, and no suite to read the task from")
         spec = load_task(Path(suite_dir) / task)
     return spec
 
@@ -94,7 +95,7 @@ def write_model(path: Path, model: BaseModel) -> None:
 def read_model(path: Path, cls: type[M]) -> M | None:
     """The model in ``path``, or None when it is missing or unreadable."""
     try:
-        return cls.model_validate_json(path.read_text(encoding="utf-8"))
+        return cls.model_validate_json(path.read_text(encoding="utf-8"), context={FROM_DISK: True})
     except (FileNotFoundError, ValidationError, ValueError):
         return None
 
@@ -127,7 +128,7 @@ class RunDir:
     def spec(self) -> RunSpec:
         spec = read_model(self.path / RUN_JSON, RunSpec)
         if spec is None:
-            raise FileNotFoundError(f"{self.path / RUN_JSON}: missing or unreadable; is {self.path} a run directory?")
+            raise NotFound(f"{self.path / RUN_JSON}: missing or unreadable; is {self.path} a run directory?")
         return spec
 
     def record(self, trial_id: str) -> TrialRecord | None:

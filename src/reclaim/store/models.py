@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import hashlib
 from enum import Enum
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationInfo, model_validator
+
+from reclaim.budget import Limit
+from reclaim.errors import ReportError
+
+FROM_DISK = "from_disk"
+"""Validation context key: the data was read from a record (a missing format_version means 1)."""
+
+
+class NewerRecord(ReportError):
+    """A record written by a newer reclaim than this one: refused, never misread."""
 
 
 class Status(str, Enum):
@@ -30,6 +41,32 @@ class Outcome(str, Enum):
     disqualified = "disqualified"
     error = "error"
     skipped = "skipped"
+
+
+class Versioned(BaseModel):
+    """A record with a format version: written at the current one; one written by an older
+    reclaim (an earlier version, or none: 1) is read as it is, its later fields at their
+    defaults; one written by a newer reclaim is refused, saying so."""
+
+    FORMAT: ClassVar[int] = 1
+    format_version: int = Field(1, description="The record's format; a newer reclaim may add fields, never "
+                                               "change one.")
+
+    def model_post_init(self, context: Any) -> None:
+        if "format_version" not in self.model_fields_set:  # made here, not read: the current format
+            self.format_version = type(self).FORMAT
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_newer(cls, data: Any, info: ValidationInfo) -> Any:
+        if isinstance(data, dict):
+            if "format_version" not in data and (info.context or {}).get(FROM_DISK):
+                data = {**data, "format_version": 1}  # written before records said their format
+            got = data.get("format_version", 1)
+            if isinstance(got, int) and got > cls.FORMAT:
+                raise NewerRecord(f"a {cls.__name__} of format {got} was written by a newer reclaim; this one "
+                                  f"reads formats up to {cls.FORMAT}: upgrade reclaim (pip install -U reclaim)")
+        return data
 
 
 MAX_RETRIES = 2
@@ -94,33 +131,41 @@ class BudgetUse(BaseModel):
     reexec_peak_memory_mb: float | None = None
 
 
-class TrialRecord(BaseModel):
+class TrialRecord(Versioned):
     """trial.json: written atomically at every change of status."""
 
-    trial_id: str
-    run_id: str
-    task: str
-    level: str
-    agent: str
-    seed: int
-    spec_hash: str
-    status: Status
-    outcome: Outcome | None = None
-    judge: str | None = None
-    measured: float | None = None
-    target: float | None = None
-    started: float
-    finished: float | None = None
-    sandbox: str
-    isolated: bool
+    FORMAT: ClassVar[int] = 2
+    """1: before format_version, limit and failed_phase; 2: with them."""
+
+    trial_id: str = Field(description="<task>__<agent label>__<seed>: the trial's folder name.")
+    run_id: str = Field(description="The run it belongs to.")
+    task: str = Field(description="The task id.")
+    level: str = Field(description="The level the task was posed at: run, retrain or reimplement.")
+    agent: str = Field(description="The agent's label (agent_label of its spec).")
+    seed: int = Field(description="Which of the (task, agent)'s seeds this is.")
+    spec_hash: str = Field(description="Content hash of the task it ran: --resume refuses a task that changed.")
+    status: Status = Field(description="Where the trial is in its life; running until it ends.")
+    outcome: Outcome | None = Field(None, description="The judge's final word (or error, skipped); None while running.")
+    judge: str | None = Field(None, description="The label of the judge whose verdict is verdict.json.")
+    measured: float | None = Field(None, description="The primary number as the re-execution computed it (the verdict's).")
+    target: float | None = Field(None, description="The paper's primary number.")
+    started: float = Field(description="Unix time the trial began.")
+    finished: float | None = Field(None, description="Unix time it ended; None while running.")
+    sandbox: str = Field(description="The sandbox backend its commands ran in.")
+    isolated: bool = Field(description="False only under the process backend: no isolation at all.")
     materials: list[str] = Field(default_factory=list, description="Materials placed in the workspace.")
     environment: str | None = Field(default=None, description="The prepared environment's key (records/environment.json).")
     withheld: list[str] = Field(default_factory=list, description="Released materials kept from the agent.")
-    limits_enforced: list[str] = Field(default_factory=list)
-    budget: BudgetUse
+    limits_enforced: list[str] = Field(default_factory=list,
+                                       description="What enforced its limits, as read back at the end of each phase.")
+    budget: BudgetUse = Field(description="What the trial used of its budget, as metered by the harness.")
+    limit: Limit | None = Field(None, description="Which budget stopped the agent (status budget_exhausted): its "
+                                                  "kind, what it allowed and what had been used.")
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per harness phase.")
-    warnings: list[str] = Field(default_factory=list)
-    error: str | None = None
+    warnings: list[str] = Field(default_factory=list, description="What users must know about how it ran.")
+    error: str | None = Field(None, description="Why the harness (or the set-up) failed it: status error.")
+    failed_phase: str | None = Field(None, description="The phase the harness failed in: prepare, agent, reexecute, "
+                                                       "judge or seal.")
     note: str | None = Field(None, description="Why a skipped trial did not apply to its task.")
     agent_logs: str = Field("agent/", description="Written by the agent itself: untrusted.")
     records: dict[str, str] = Field(default_factory=dict,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reclaim.errors import NotFound
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -22,5 +23,5 @@ def resolve_suite(arg: str | Path | None) -> Path:
     found = bundled()
     if str(arg) in found:
         return found[str(arg)]
-    raise FileNotFoundError(f"no suite '{arg}': not a folder, and the bundled suites are "
+    raise NotFound(f"no suite '{arg}': not a folder, and the bundled suites are "
                             f"{', '.join(found) or 'none'}")

@@ -59,9 +59,15 @@ class CommandFinished(EventBase):
 
 
 class BudgetEvent(EventBase):
+    """A budget running low or out; ``stopped`` names the limit that ended the agent's work."""
+
     kind: Literal["budget"] = "budget"
-    what: Literal["wall_exhausted", "model_exhausted", "disk_exhausted", "warning"]
+    what: Literal["wall_exhausted", "model_exhausted", "disk_exhausted", "warning", "stopped"]
     detail: str
+    limit: str | None = Field(None, description="stopped: the limit's kind (wall, gpu_hours, disk, model_tokens, "
+                                                "money_usd).")
+    value: float | None = Field(None, description="stopped: what the limit allowed, in its unit.")
+    used: float | None = Field(None, description="stopped: what had been used, in the same unit.")
 
 
 class Note(EventBase):

@@ -13,6 +13,7 @@ from reclaim.agents.base import AgentContext
 from reclaim.agents.llm.backends import BACKENDS, Call, ModelRefused
 from reclaim.agents.llm.prompt import system_prompt
 from reclaim.budget import BudgetExhausted
+from reclaim.errors import AgentError
 from reclaim.sandbox import Bind, SandboxError
 from reclaim.trace import Note
 
@@ -45,7 +46,7 @@ class LLMOptions:
             elif key == "timeout":
                 opts.command_timeout = float(value)
             else:
-                raise ValueError(f"llm agent: unknown option '{part}' (protocol=openai|anthropic, "
+                raise AgentError(f"llm agent: unknown option '{part}' (protocol=openai|anthropic, "
                                  "stream=0|1, steps=N, timeout=SECONDS)")
         return opts
 
@@ -63,6 +64,7 @@ class LLMAgent:
 
     name = "llm"
     needs_model = True
+    audited = False  # every step is a recorded command already
 
     def __init__(self, arg: str = ""):
         self.options = LLMOptions.parse(arg)
@@ -72,7 +74,7 @@ class LLMAgent:
 
     def run(self, ctx: AgentContext) -> None:
         if ctx.model is None or not ctx.model.name:
-            raise ValueError("the llm agent needs a model: reclaim run --agent llm --model NAME")
+            raise AgentError("the llm agent needs a model: reclaim run --agent llm --model NAME")
         spec = ctx.task.spec
         box = ctx.recorder.sandbox
         system = system_prompt(spec, ctx.recorder.deadline.remaining, box.workspace_inside)

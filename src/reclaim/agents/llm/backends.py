@@ -10,9 +10,10 @@ import httpx
 import openai
 
 from reclaim.agents.llm.prompt import TOOLS
+from reclaim.errors import AgentError
 
 
-class ModelRefused(Exception):
+class ModelRefused(AgentError):
     """The gateway or the model said no (budget spent, bad request); the message says why."""
 
 

@@ -95,7 +95,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         parts = [unquote(p) for p in urlsplit(self.path).path.split("/") if p]
         try:
             if not parts:

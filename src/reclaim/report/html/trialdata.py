@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from reclaim.report.story import Story, budget_lines, trial_story
 from reclaim.sandbox import untrusted
-from reclaim.trace.log import read_trace
+from reclaim.trace import BudgetEvent, CommandFinished, ModelCall, NetworkRequest, Note, WithheldFound, read_trace
 
 AGENT_FILES = 20
 AGENT_BYTES = 32 << 10
@@ -92,7 +92,7 @@ def trial_page(trial_dir: Path) -> TrialPage:
     trace = trial_dir / "trace.jsonl"
     events = read_trace(trace) if trace.is_file() and not trace.is_symlink() else []
     for e in events:
-        if e.kind == "command_finished":
+        if isinstance(e, CommandFinished):
             cmd = e.cmd[2] if e.cmd[:2] == ["bash", "-c"] and len(e.cmd) > 2 else " ".join(e.cmd)
             changed = [f.path for f in e.files][:LIST_LIMIT]
             page.timeline.append(Row(id=e.id, phase=e.phase, cmd=cmd, exit_code=e.exit_code,
@@ -101,13 +101,13 @@ def trial_page(trial_dir: Path) -> TrialPage:
                                      role=roles.get(e.id, ""), cited=e.id in story.cited))
             if e.phase == "agent":
                 page.files += [p for p in changed if p not in page.files]
-        elif e.kind == "network_request" and len(page.network) < LIST_LIMIT:
+        elif isinstance(e, NetworkRequest) and len(page.network) < LIST_LIMIT:
             page.network.append((e.id, e.method, e.url, e.allowed, e.forbidden or ""))
-        elif e.kind == "model_call" and len(page.model_calls) < LIST_LIMIT:
+        elif isinstance(e, ModelCall) and len(page.model_calls) < LIST_LIMIT:
             page.model_calls.append((e.id, e.model, e.status, e.tokens_in, e.tokens_out, e.cost_usd))
-        elif e.kind in ("note", "budget", "withheld_found"):
-            text = {"note": lambda: f"{e.level}: {e.message}", "budget": lambda: f"budget {e.what}: {e.detail}",
-                    "withheld_found": lambda: f"withheld material {e.material} found: {', '.join(e.files[:5])}"}[e.kind]()
+        elif isinstance(e, (Note, BudgetEvent, WithheldFound)):
+            text = (f"{e.level}: {e.message}" if isinstance(e, Note) else f"budget {e.what}: {e.detail}"
+                    if isinstance(e, BudgetEvent) else f"withheld material {e.material} found: {', '.join(e.files[:5])}")
             page.timeline.append(Row(id=e.id, phase=e.phase, kind="note", cmd=text, cited=e.id in story.cited))
     page.timeline.sort(key=lambda row: row.id)
     limit, spent = story.trial.budget.wall_limit_s, 0.0

@@ -1,0 +1,89 @@
+"""The re-execution phase: the agent's reproduce.sh run again, by the harness, in fresh sandboxes.
+
+Every re-run sees the same paths and variables as the agent's last command (the audit hook
+included): a script that looks for a difference finds none to act on. Each gets the agent's
+environment as it left it, read-only, and a home, a /tmp and a network of its own: nothing one
+re-run leaves there can feed the next. Which re-runs happen, and why, is runner/reexec.py's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reclaim.budget.disk import DiskGuard
+from reclaim.runner import audit
+from reclaim.runner.agent_phase import AGENT_LOGS_INSIDE, disk_full
+from reclaim.runner.lifecycle import TrialContext
+from reclaim.runner.network import phase_netns, trial_policy
+from reclaim.runner.reexec import WITHOUT_MATERIALS, Reexec, reexecute
+from reclaim.sandbox import Bind, kill_strays
+from reclaim.sandbox.base import EGRESS_PORT
+from reclaim.sandbox.netns import Netns
+from reclaim.store import write_model
+
+
+def run_reexecution(ctx: TrialContext) -> None:
+    """Re-run the agent's work and keep the record of it (reexec/reexec.json)."""
+    s, spec, tdir, r = ctx.settings, ctx.spec, ctx.tdir, ctx.resources
+    r.phase_limits()
+    env = ctx.agent_env | r.env()
+    env = r.path_env(env) if "LD_LIBRARY_PATH" not in env else env
+    (tdir / "reexec" / "agent-logs").mkdir(parents=True)  # the same path, empty
+    extras = {"env": env, "binds": [Bind(tdir / "reexec" / "agent-logs", AGENT_LOGS_INSIDE, writable=True)],
+              "image": ctx.image, **r.sandbox_extras()}
+    if ctx.audit_dir is not None:
+        (tdir / "reexec" / "audit").mkdir()
+        extras["binds"] += audit.binds(tdir / "reexec" / "audit", ctx.kind.shell_hook)
+    places = _Places(ctx)
+    guard = DiskGuard(tdir, [tdir / "reexec"], lambda: kill_strays(tdir / "reexec")).start()
+    try:
+        rx, seconds = reexecute(Reexec(tdir, s.sandbox, ctx.wall, ctx.trace, s.hidden, ctx.provided, s.cancellation,
+                                       extras, disk_bytes=int(spec.budget.disk_gb * 2**30),
+                                       fresh=places.own if ctx.kind.binds else None, mounts=ctx.mounts,
+                                       done=places.done), spec)
+    finally:
+        guard.stop()
+        places.close()
+    if disk_full(guard, ctx.trace, "reexec"):
+        rx.reason = f"stopped: its reproduce.sh filled the disk ({rx.reason})"
+    write_model(tdir / "reexec" / "reexec.json", rx)
+    if ctx.audit_dir is not None:
+        audit.import_log(tdir / "reexec" / "audit", ctx.trace, phase="reexec")
+    r.record(ctx.rec, "reexec")
+    ctx.rec.budget.reexec_wall_s = round(rx.wall_s, 3)
+    ctx.timer.add("reexecute_commands_s", seconds)
+
+
+class _Places:
+    """Each re-run's own places: home and /tmp under its folder, and its own network and egress
+    socket (without the data, no fetching it again either), closed once its sandbox has stopped."""
+
+    def __init__(self, ctx: TrialContext):
+        self.ctx = ctx
+        self.netns: dict[str, Netns | None] = {}
+
+    def own(self, base: Path) -> dict:
+        ctx = self.ctx
+        own = {"binds": ctx.tenv.reexec_binds(base), "tmp": ctx.tenv.tmp(base)}
+        if ctx.net is not None:
+            policy = trial_policy(ctx.spec, ctx.settings.package_hosts, False,
+                                  without_materials=base.name in WITHOUT_MATERIALS)
+            own["netns"] = self.netns[base.name] = phase_netns(ctx.kind, False, True)
+            own["egress"] = ctx.net.open(base.name, policy, "reexec",
+                                         listener=own["netns"] and own["netns"].take(EGRESS_PORT))
+        return own
+
+    def done(self, base: Path) -> None:
+        """The re-run's sandbox stopped: its requests are all on the record."""
+        if self.ctx.net is not None:
+            self.ctx.net.close(base.name)
+        if (ns := self.netns.pop(base.name, None)) is not None:
+            ns.close()
+
+    def close(self) -> None:
+        if self.ctx.net is not None:
+            self.ctx.net.close_all()
+        for ns in self.netns.values():
+            if ns is not None:
+                ns.close()
+        self.netns.clear()
