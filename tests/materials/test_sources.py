@@ -85,6 +85,18 @@ def test_git_missing_subdir_and_unreachable_url(tmp_path, repo):
         cache.get(MaterialRef(git={"url": "http://127.0.0.1:9/nothing.git", "commit": shas[0]}), tmp_path, WHERE)
 
 
+def test_git_from_a_corrupt_remote_says_corrupt_not_wrong_url(tmp_path, repo):
+    bare, shas = repo
+    for obj in (bare / "objects").rglob("*"):  # every loose object and pack: garbage in place
+        if obj.is_file() and obj.parent.name not in ("info",):
+            obj.chmod(0o644)
+            obj.write_bytes(b"not an object" * 10)
+    with pytest.raises(MaterialsError) as e:
+        MaterialCache(tmp_path / "cache").get(MaterialRef(git={"url": f"file://{bare}", "commit": shas[0]}),
+                                              tmp_path, WHERE)
+    assert "corrupt or incomplete" in str(e.value) and "without a password" not in str(e.value)
+
+
 # --- HTTP --------------------------------------------------------------------------------
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from conftest import task_yaml, write_suite
-
 from reclaim.materials import MaterialsError, build_workspace
 from reclaim.spec import load_suite
 

@@ -49,6 +49,10 @@ def task_warnings(task: Task) -> list[str]:
     for m in spec.metrics():
         if m.direction == Direction.match or m.criteria.interval is not None:
             continue
+        if m.bounds is None and m.value in (0, 1):
+            out.append(f"{m.name} is one-sided at {m.value:g} with no bounds: if {m.value:g} is the best the metric "
+                       "allows (an SHD of 0, a TPR of 1), say so with bounds: [0, .inf] or [0, 1], so that nothing "
+                       "is accepted as better than it")
         acc = acceptance(m)
         edge = acc.plausible_high if m.direction == Direction.higher_is_better else acc.plausible_low
         if math.isinf(edge):

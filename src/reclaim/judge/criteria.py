@@ -61,10 +61,20 @@ def acceptance(target: Target | Metric, criteria: Criteria | None = None) -> Acc
     if target.direction == Direction.match:
         return Acceptance(t - tol, t + tol, f"|value - {t:g}| <= {tol:g}", tol)
     better = c.max_better if c.max_better is not None else (PLAUSIBLE_TOLERANCES * tol if tol > 0 else math.inf)
-    bound = "" if math.isinf(better) else f" (and plausibly at most {better:g} better)"
+    low_b, high_b = getattr(target, "bounds", None) or (-math.inf, math.inf)
     if target.direction == Direction.higher_is_better:
-        return Acceptance(t - tol, math.inf, f"value >= {t:g} - {tol:g}{bound}", tol, plausible_high=t + better)
-    return Acceptance(-math.inf, t + tol, f"value <= {t:g} + {tol:g}{bound}", tol, plausible_low=t - better)
+        edge = min(t + better, high_b)  # nothing past the metric's own bound is plausible
+        return Acceptance(t - tol, math.inf, f"value >= {t:g} - {tol:g}{_better_words(edge - t, t >= high_b)}",
+                          tol, plausible_high=edge)
+    edge = max(t - better, low_b)
+    return Acceptance(-math.inf, t + tol, f"value <= {t:g} + {tol:g}{_better_words(t - edge, t <= low_b)}",
+                      tol, plausible_low=edge)
+
+
+def _better_words(better: float, at_bound: bool) -> str:
+    if at_bound:
+        return " (the paper's value is the metric's best: nothing is better)"
+    return "" if math.isinf(better) else f" (and plausibly at most {better:g} better)"
 
 
 def consistent(a: float, b: float, tol: float) -> bool:

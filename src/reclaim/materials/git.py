@@ -64,7 +64,7 @@ class GitFetcher:
                               f"{GIT_TIMEOUT_S:.0f} s", "check the URL and the network") from None
             if check and out.returncode != 0:
                 raise problem(self.where, "git.url", f"git {args[0]} from {self.src.url} failed: "
-                              f"{_tail(out.stderr)}", "check that the URL is right and readable without a password")
+                              f"{_tail(out.stderr)}", fix_for(out.stderr))
             return out
 
         repo.mkdir()
@@ -92,6 +92,30 @@ class GitFetcher:
         dest.rmdir()
         os.rename(top, dest)  # same file system: scratch lies beside dest
         return size
+
+
+_CAUSES = (
+    (("corrupt", "bad object", "index-pack failed", "unpack-objects failed", "did not send all necessary objects",
+      "early eof", "inflate", "packfile", "invalid object", "missing blob", "missing tree", "fsck"),
+     "the repository arrived corrupt or incomplete: check the remote (git fsck there) or mirror it afresh, "
+     "then fetch again"),
+    (("could not resolve host", "connection refused", "connection timed out", "network is unreachable",
+      "failed to connect", "timed out", "ssl", "tls"),
+     "the host could not be reached: check the network, a proxy, or the URL's host name"),
+    (("authentication failed", "could not read username", "terminal prompts disabled", "permission denied",
+      "repository not found", "not found", "does not appear to be a git repository", "access denied",
+      "403", "401"),
+     "check that the URL is right and readable without a password"),
+)
+
+
+def fix_for(stderr: str) -> str:
+    """The fix for a failed git command, by what git said: a corrupt remote is not a wrong URL."""
+    said = stderr.lower()
+    for words, fix in _CAUSES:
+        if any(w in said for w in words):
+            return fix
+    return "check the URL and the remote repository (the git message above says what failed)"
 
 
 def _tail(text: str, lines: int = 3) -> str:

@@ -140,7 +140,9 @@ def _acceptance(m: Metric) -> str:
     if m.direction.value != "match" and c.interval is None:
         high = m.direction.value == "higher_is_better"
         bound = acceptance(m).plausible_high if high else acceptance(m).plausible_low
-        if math.isfinite(bound):
+        if bound == m.value:
+            text += "; the paper's value is the best the metric allows"
+        elif math.isfinite(bound):
             text += f"; a value {'above' if high else 'below'} {bound:g} is implausibly better and not accepted"
     return text
 
@@ -152,8 +154,9 @@ def _metric_lines(spec: TaskSpec, metrics: list[Metric]) -> list[str]:
                 f"- reported value: {m.value}", f"- direction: {m.direction.value}",
                 f"- acceptance: {_acceptance(m)}"]
     need = [m.name for m in metrics if m.required]
-    lines = [f"- metrics (all must hold: {', '.join(f'`{n}`' for n in need)}):" if len(need) < len(metrics)
-             else "- metrics (every one must hold):"]
+    lines = [f"- where in the paper: {spec.target.where}"] if spec.target.where else []
+    lines += [f"- metrics (all must hold: {', '.join(f'`{n}`' for n in need)}):" if len(need) < len(metrics)
+              else "- metrics (every one must hold):"]
     for m in metrics:
         lines.append(f"  - `{m.name}`" + (f" ({m.where})" if m.where else "")
                      + f": reported {m.value}, {m.direction.value}, {_acceptance(m)}"

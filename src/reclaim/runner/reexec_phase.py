@@ -50,7 +50,7 @@ def run_reexecution(ctx: TrialContext) -> None:
     if ctx.audit_dir is not None:
         audit.import_log(tdir / "reexec" / "audit", ctx.trace, phase="reexec")
     r.record(ctx.rec, "reexec")
-    ctx.rec.budget.reexec_wall_s = round(rx.wall_s, 3)
+    ctx.rec.budget.reexec_wall_s = round(sum(r.wall_s for r in rx.runs()), 3)
     ctx.timer.add("reexecute_commands_s", seconds)
 
 

@@ -50,6 +50,9 @@ class MetricTarget(Tolerance):
     value: Finite = Field(description="The value the paper reports.")
     direction: Direction = Field(description="higher_is_better, lower_is_better or match.")
     where: str = Field(default="", description="Where in the paper, e.g. 'Table 2, row 3'.")
+    bounds: tuple[float, float] | None = Field(
+        default=None, description="The values the metric can take, e.g. [0, 1] for a rate, [0, .inf] for a count "
+        "or an error: nothing past them is plausible, and a paper's value at a bound cannot be beaten.")
 
 
 class Target(Strict):
@@ -62,6 +65,9 @@ class Target(Strict):
     value: Finite | None = Field(default=None, description="The value the paper reports.")
     direction: Direction | None = Field(default=None, description="higher_is_better, lower_is_better or match.")
     where: str = Field(default="", description="Where in the paper, e.g. 'Table 2, row 3'.")
+    bounds: tuple[float, float] | None = Field(
+        default=None, description="The values the metric can take, e.g. [0, 1] for a rate, [0, .inf] for a count "
+        "or an error: nothing past them is plausible, and a paper's value at a bound cannot be beaten.")
     metrics: dict[str, MetricTarget] = Field(
         default_factory=dict, description="Several numbers of one claim: key in results.json -> "
         "value, direction and (optionally) its own tolerance.")
@@ -88,6 +94,10 @@ class Target(Strict):
                 raise ValueError(f"give metric, value and direction (missing {', '.join(missing)}), or metrics")
             if self.require is not None:
                 raise ValueError("require is only read with metrics")
+        named = {"": (self.value, self.bounds)} | {f"metrics.{k}.": (m.value, m.bounds) for k, m in self.metrics.items()}
+        for prefix, (value, bounds) in named.items():
+            if bounds is not None and not bounds[0] <= (value if value is not None else bounds[0]) <= bounds[1]:
+                raise ValueError(f"the {prefix}value {value} lies outside its {prefix}bounds {list(bounds)}")
         return self
 
     @property
@@ -116,3 +126,5 @@ class Metric:
     criteria: Tolerance
     where: str = ""
     required: bool = True
+    bounds: tuple[float, float] | None = None
+    """The values the metric can take (target.bounds)."""

@@ -304,12 +304,12 @@ class TaskSpec(Strict):
         """Every number the task checks, each with its tolerance, in the order given."""
         t, c = self.target, self.criteria
         if t.metric is not None:
-            return [Metric(t.metric, t.value, t.direction, c, t.where)]
+            return [Metric(t.metric, t.value, t.direction, c, t.where, bounds=t.bounds)]
         need = set(t.require or t.metrics)
         out = []
         for name, m in t.metrics.items():
             tol = m if m.given else c if m.max_better is None else c.model_copy(update={"max_better": m.max_better})
-            out.append(Metric(name, m.value, m.direction, tol, m.where, name in need))
+            out.append(Metric(name, m.value, m.direction, tol, m.where, name in need, bounds=m.bounds))
         return out
 
     def withheld(self) -> list[str]:

@@ -117,7 +117,8 @@ class BudgetUse(BaseModel):
     model_calls: int = 0
     model_tokens: int = 0
     model_usd: float = 0.0
-    reexec_wall_s: float = 0.0
+    reexec_wall_s: float = Field(0.0, description="Wall time of every re-execution together (the fresh "
+                                                 "one, and those without or with changed materials).")
     gpus: int = 0
     gpu_hours_allocated: float = Field(0.0, description="GPUs x agent wall time, as clusters count it.")
     gpu_hours_limit: float = 0.0
@@ -271,3 +272,11 @@ class ReexecRecord(BaseModel):
     mode: str = Field("full", description="full: reproduce.sh re-run whole; evaluate: the agent's evaluation "
                                           "entry point re-run on the artefacts its recorded training made.")
     script: str = Field("reproduce.sh", description="The script re-run.")
+
+    def runs(self) -> list[ReexecRecord]:
+        """This re-execution and every further one made to check it, in the order they ran."""
+        out = [self]
+        for name in ("ablation", "withheld", "scrambled"):
+            if (r := getattr(self, name)) is not None:
+                out += r.runs()
+        return out
