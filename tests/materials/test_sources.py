@@ -60,6 +60,25 @@ def test_git_subdir_only(tmp_path, repo):
     assert tree(m.path) == {"model.py": b"W = 2\n"}
 
 
+def test_one_repository_posed_as_code_without_its_data_and_as_data(tmp_path):
+    bare, (sha,) = git_repo(tmp_path / "git", [{
+        "train.py": "import csv\n", "lib/model.py": "W = 1\n", "data/cora.content": "1 0 1\n",
+        "data/cora.cites": "1 2\n", "ckpt/a.ckpt": "w", "lib/b.ckpt": "w"}])
+    cache = MaterialCache(tmp_path / "cache")
+    code = cache.get(MaterialRef(git={"url": str(bare), "commit": sha}, exclude=["data/", "**/*.ckpt"]),
+                     tmp_path, WHERE)
+    data = cache.get(MaterialRef(git={"url": str(bare), "commit": sha, "subdir": "data"}), tmp_path, WHERE)
+    assert sorted(code.files) == ["lib/model.py", "train.py"]
+    assert sorted(data.files) == ["cora.cites", "cora.content"]
+    assert "without **/*.ckpt, data/" in code.source
+    again = cache.get(MaterialRef(git={"url": str(bare), "commit": sha}), tmp_path, WHERE)  # whole: its own key
+    assert "data/cora.content" in again.files and again.digest != code.digest
+    with pytest.raises(MaterialsError, match=r"materials\.code\.exclude: no path .* matches \['nothere'\]"):
+        cache.get(MaterialRef(git={"url": str(bare), "commit": sha}, exclude=["nothere"]), tmp_path, WHERE)
+    with pytest.raises(ValueError, match="inside the material"):
+        MaterialRef(path="code", exclude=["../x"])
+
+
 def test_git_over_dumb_http_falls_back_to_a_full_fetch(tmp_path, repo):
     bare, shas = repo
     with FileServer(root=bare) as srv:  # dumb HTTP cannot fetch shallow or by sha

@@ -33,7 +33,7 @@ from reclaim.materials.errors import MaterialsError
 from reclaim.materials.git import GitFetcher
 from reclaim.materials.http import CHUNK, HttpFetcher
 from reclaim.materials.hub import HubFetcher
-from reclaim.materials.sources import SKIP, LocalSource, Source
+from reclaim.materials.sources import SKIP, Excluding, LocalSource, Source
 from reclaim.spec import MaterialRef
 
 CACHE_VAR = "RECLAIM_MATERIALS_CACHE"
@@ -122,7 +122,8 @@ class MaterialCache:
     def get(self, ref: MaterialRef, task_dir: Path, where: str) -> CachedMaterial:
         """The material ``ref`` of the task in ``task_dir``, from the cache or fetched into it.
         ``where`` names it in messages, e.g. '.../task.yaml: materials.data'."""
-        return self.get_source(self.source_for(ref, task_dir, where))
+        source = self.source_for(ref, task_dir, where)
+        return self.get_source(Excluding(source, ref.exclude) if ref.exclude else source)
 
     def get_source(self, source: Source) -> CachedMaterial:
         key = source.key()

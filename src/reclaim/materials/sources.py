@@ -7,7 +7,9 @@ The cache (``reclaim.materials.cache``) decides when to call ``fetch``; sources 
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
+import json
 import os
 import random
 import shutil
@@ -158,3 +160,52 @@ def copy_tree(src: Path, dest: Path, where: str) -> int:
                     raise MaterialsError(f"{where}: '{os.path.relpath(e.path, src)}' is not a file, "
                                          "folder or link (a device, fifo or socket) — fix: remove it")
     return copied
+
+
+def excluded(rel: str, patterns: list[str]) -> bool:
+    """Whether the material path ``rel`` is left out by one of ``patterns``: a path names itself
+    and everything under it; a glob matches the path (``**/`` at any depth)."""
+    for pat in patterns:
+        bare = pat.strip("/")
+        if rel == bare or rel.startswith(bare + "/"):
+            return True
+        if fnmatch.fnmatchcase(rel, bare) or (bare.startswith("**/") and fnmatch.fnmatchcase(rel, bare[3:])):
+            return True
+    return False
+
+
+class Excluding:
+    """Another source's content with some paths left out (``materials.<kind>.exclude``)."""
+
+    def __init__(self, inner: Source, patterns: list[str]):
+        self.inner, self.patterns = inner, sorted(set(patterns))
+        self.kind, self.where = inner.kind, inner.where
+
+    def key(self) -> str:
+        return f"{self.inner.key()}\0exclude:{json.dumps(self.patterns)}"
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()} without {', '.join(self.patterns)}"
+
+    def fetch(self, dest: Path, scratch: Path) -> int:
+        got = self.inner.fetch(dest, scratch)
+        left = 0
+        stack = [dest]
+        while stack:
+            d = stack.pop()
+            with os.scandir(d) as it:
+                entries = list(it)
+            for e in entries:
+                rel = os.path.relpath(e.path, dest).replace(os.sep, "/")
+                if excluded(rel, self.patterns):
+                    if e.is_dir(follow_symlinks=False):
+                        shutil.rmtree(e.path)
+                    else:
+                        os.unlink(e.path)
+                    left += 1
+                elif e.is_dir(follow_symlinks=False):
+                    stack.append(Path(e.path))
+        if left == 0:
+            raise problem(self.where, "exclude", f"no path of {self.inner.describe()} matches {self.patterns}",
+                          "name paths that the material has (relative to its root), or drop exclude")
+        return got

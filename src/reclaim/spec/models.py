@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import field_validator, Field, model_validator
 
 from reclaim.spec.base import Direction, Finite, Level, Strict
 from reclaim.spec.claims import (
@@ -93,6 +93,19 @@ class MaterialRef(Strict):
         default_factory=list,
         description="URL prefixes or hosts of forks, archives and mirrors of this material: denied "
         "with it when the posed level withholds it.")
+    exclude: list[str] = Field(
+        default_factory=list,
+        description="Paths left out of the material, relative to its root: a folder ('data/') with all it "
+        "holds, a file, or a glob ('**/*.ckpt'). So one repository can be posed as code without its data "
+        "and as data (git.subdir or path: repo/data) apart.")
+
+    @field_validator("exclude")
+    @classmethod
+    def _relative(cls, patterns: list[str]) -> list[str]:
+        for pat in patterns:
+            if not pat.strip("/") or pat.startswith("/") or ".." in pat.split("/"):
+                raise ValueError(f"exclude '{pat}' must be a path or glob inside the material, without '..'")
+        return patterns
 
     @model_validator(mode="after")
     def _exactly_one_source(self) -> MaterialRef:
