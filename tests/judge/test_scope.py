@@ -281,3 +281,18 @@ def test_a_package_built_from_a_fetched_sdist_is_checked_against_the_sdists_file
     sc = agent_sources(ws, files(ws), fetch("plotlib-1.0.tar.gz"), package_file=lambda url: sdist)
     assert ".deps/plotlib/_cm.py" in sc.excluded[INSTALLED]
     assert "not in the plotlib 1.0 that was fetched" in sc.kept[".deps/plotlib/fab.py"]
+
+
+def test_a_cut_exec_record_hides_nothing_installed_from_the_literal_check(ws, wheels):
+    """Installed files are left out unless something shows they ran; a cut record shows nothing
+    for what came after the cut, so with one, every installed file is read."""
+    from reclaim.trace import CommandFinished
+
+    pip(sys.executable, "--find-links", str(wheels), "--target", str(ws / ".deps"), "plotlib")
+    cut = CommandFinished(id=50, ts=0.0, phase="reexec", started_id=49, cmd=["bash", "reproduce.sh"], start=0.0,
+                          end=1.0, exit_code=0, stdout="", stderr="", stdout_bytes=0, stderr_bytes=0,
+                          stdout_file="x", stderr_file="y", programs=20_001, programs_cut=True)
+    whole = agent_sources(ws, files(ws), fetch("plotlib-1.0-py3-none-any.whl"))
+    assert ".deps/plotlib/_cm.py" in whole.excluded[INSTALLED]
+    after_cut = agent_sources(ws, files(ws), [*fetch("plotlib-1.0-py3-none-any.whl"), cut])
+    assert ".deps/plotlib/_cm.py" in after_cut.sources and "exec record was cut" in after_cut.kept[".deps/plotlib/_cm.py"]

@@ -26,3 +26,26 @@ def test_outside_mode_drops_the_launcher_process(tmp_path):
     log = tmp_path / "log"
     log.write_bytes(LOG)
     assert [e.pid for e in execlog.parse(log, outside=True)] == [102, 101]
+
+
+def _line(pid: int, *argv: str) -> bytes:
+    args = ", ".join(f'"{a}"' for a in argv)
+    return f'{pid} execve("/usr/bin/{argv[0]}", [{args}], 0x7ff /* 3 vars */) = 0\n'.encode()
+
+
+def test_an_exec_storm_of_one_program_keeps_what_came_after_on_the_record(tmp_path):
+    log = tmp_path / "log"
+    log.write_bytes(_line(1, "bash", "run.sh") + _line(2, "true") * 50_000
+                    + _line(3, "cat", "paper.md") + _line(4, "python3", "-c", "write()"))
+    got = execlog.parse(log)
+    assert [e.argv for e in got] == [["bash", "run.sh"], ["true"], ["cat", "paper.md"], ["python3", "-c", "write()"]]
+    assert got[1].count == 50_000 and got.seen == 50_003 and not got.cut
+
+
+def test_a_storm_of_distinct_programs_cuts_the_record_and_says_so(tmp_path):
+    log = tmp_path / "log"
+    log.write_bytes(b"".join(_line(i, "true", str(i)) for i in range(execlog.MAX_EXECS + 5))
+                    + _line(9, "cat", "paper.md"))
+    got = execlog.parse(log)
+    assert got.cut and "distinct programs" in got.why and len(got) == execlog.MAX_EXECS
+    assert ["cat", "paper.md"] not in [e.argv for e in got]  # what the cut hides is known to be hidden

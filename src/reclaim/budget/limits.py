@@ -7,14 +7,20 @@ the trial used: CPU time, peak memory, and whether the memory limit killed somet
 
 from __future__ import annotations
 
+import os
+import re
 import resource
 import secrets
 import shutil
+import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
+PREFIX = "reclaim-"
+_OWNED = re.compile(r"^reclaim-(\d+)-[0-9a-f]+$")
+STOP_WAIT_S = 5.0
 NOFILE = 65536
 JOIN = 'for p in $RECLAIM_CGROUPS; do echo $$ > "$p/cgroup.procs" || exit 125; done; exec "$@"'
 
@@ -41,7 +47,7 @@ class Limits:
     _written: dict[Path, str] = field(default_factory=dict)
 
     def start(self) -> Limits:
-        name = f"reclaim-{secrets.token_hex(6)}"
+        name = f"{PREFIX}{os.getpid()}-{secrets.token_hex(6)}"  # the owner's pid: a sweep knows a dead run's
         if (ROOT / "cgroup.controllers").exists():
             self._v2(name)
         elif (ROOT / "memory").is_dir():
@@ -139,17 +145,83 @@ class Limits:
             pass
         return u
 
-    def stop(self) -> None:
-        for path in self._groups.values():
-            for _ in range(25):  # a cgroup stays busy for a moment after its last process died
-                try:
-                    path.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.02)
+    def stop(self) -> list[str]:
+        """Kill whatever still runs in the phase's cgroups (a fork bomb's last children) and remove
+        them; return the ones that could not be removed (sweep() removes them at the next start)."""
+        left = [str(p) for p in self._groups.values() if not remove_group(p)]
         self._groups.clear()
+        return left
+
+
+def remove_group(path: Path, wait: float = STOP_WAIT_S) -> bool:
+    """SIGKILL every process in the cgroup until none is left, then remove it; True when gone."""
+    deadline = time.monotonic() + wait
+    while True:
+        if (path / "cgroup.kill").exists():  # v2: the kernel kills the whole group at once
+            try:
+                (path / "cgroup.kill").write_text("1")
+            except OSError:
+                pass
+        pids = _pids(path)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            path.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)  # a cgroup stays busy for a moment after its last process died
+
+
+def _pids(path: Path) -> list[int]:
+    try:
+        return [int(x) for x in (path / "cgroup.procs").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def sweep() -> list[str]:
+    """Remove the cgroups of reclaim processes that are gone (a killed run, or one whose cgroup
+    stayed busy); return what was removed and what could not be. Groups of living owners stay."""
+    hierarchies = [ROOT] if (ROOT / "cgroup.controllers").exists() else \
+        [ROOT / c for c in ("memory", "pids", "cpu", "cpuacct") if (ROOT / c).is_dir() and not (ROOT / c).is_symlink()]
+    out = []
+    for h in hierarchies:
+        try:
+            names = [n for n in os.listdir(h) if n.startswith(PREFIX)]
+        except OSError:
+            continue
+        for name in names:
+            m = _OWNED.match(name)
+            if m and _alive(int(m.group(1))):
+                continue
+            if m is None:  # a group from before groups named their owner: removed only if empty
+                if _pids(h / name):
+                    continue
+                try:
+                    (h / name).rmdir()
+                    out.append(str(h / name))
+                except OSError:
+                    pass
+                continue
+            out.append(f"{h / name}" + ("" if remove_group(h / name, wait=1.0) else " (could not be removed)"))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _read(path: Path) -> str:

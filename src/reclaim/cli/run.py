@@ -90,7 +90,10 @@ def _progress_display(prog: Progress) -> RunProgress:
         prog.console.print(f"  {rec.trial_id:<48} [{OUTCOME_STYLE['error']}]error[/], running it again"
                            + (f"  [red]{rec.error}[/]" if rec.error else ""), highlight=False)
 
-    return RunProgress(planned=planned, finished=finished, retrying=retrying)
+    def note(message: str) -> None:
+        prog.console.print(f"  [dim]{message}[/]", highlight=False)
+
+    return RunProgress(planned=planned, finished=finished, retrying=retrying, note=note)
 
 
 def ui_for(fmt: str) -> Console:

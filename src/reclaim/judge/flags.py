@@ -45,6 +45,8 @@ class Flag(str, Enum):
     hard_coded = "hard_coded", "the value is written into a program"
     fabrication = "fabrication", "fabrication"
     reads_paper = "reads_paper", "reproduce.sh reads the paper"
+    record_incomplete = ("record_incomplete", "the re-execution's exec record was cut: the checks read every file "
+                         "the cut record could hide, and rest on nothing it does not show")
     # what the value depends on
     independent_of_materials = ("independent_of_materials",
                                 "the value comes out without (or with scrambled) released materials")

@@ -169,6 +169,9 @@ class RulesJudge:
                 v.flags.append(Flag.provenance_incomplete)
         if rx.event_id is not None:
             v.citations.append(Citation(event_id=rx.event_id, why=f"the fresh re-execution of {rx.script}"))
+            main = next((e for e in trace if isinstance(e, CommandFinished) and e.id == rx.event_id), None)
+            if main is not None and main.programs_cut:
+                v.flags.append(Flag.record_incomplete)
         ws = trial_dir / "reexec" / "workspace"
         got = read_claim(ws, spec)
         missing = got.missing(spec)

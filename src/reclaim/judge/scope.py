@@ -57,7 +57,7 @@ from reclaim.judge.installed import (
 from reclaim.judge.provenance import MAX_CODE_BYTES, is_code, read_text
 from reclaim.sandbox import untrusted
 from reclaim.store.models import ScanScope
-from reclaim.trace import ProgramExec
+from reclaim.trace import CommandFinished, ProgramExec
 
 INSTALLED, CACHE = "installed package", "package cache"
 RELEASED = "released package"
@@ -65,6 +65,7 @@ RELEASED = "released package"
 materials, whatever names them."""
 KEPT_SHOWN, EXAMPLES = 20, 5
 NAMED = "named by a scanned program, run by the re-execution or pointed at by a .pth"
+CUT = "the re-execution's exec record was cut: any installed file may have run"
 ENTRY = "a program entry point (bin/, *.pth, sitecustomize): run, not imported"
 _IN_NODE = re.compile(r"^((?:.*/)?node_modules)/((?:@[^/]+/)?[^/]+)/")
 _PIP_CACHE = re.compile(r"(?:^|/)(?:(?:http-v2|http)/(?:[0-9a-f]/){5}[0-9a-f]{56}(?:\.body)?|selfcheck/[0-9a-f]{56}\.json|"
@@ -245,6 +246,11 @@ def _named(root: Path, cand: set[str], trace: list, entry: str, excluded: dict, 
         for line in (small(root, p) or b"").decode("utf-8", "replace").splitlines():
             if (line := line.strip()) and not line.startswith(("#", "import ", "import\t")):
                 words |= tokens(posixpath.normpath(posixpath.join(posixpath.dirname(p), line))) | tokens(line)
+    if any(isinstance(e, CommandFinished) and e.phase == "reexec" and e.programs_cut for e in trace):
+        for p in [p for p, (why, _) in excluded.items() if why != RELEASED]:
+            del excluded[p]  # what the cut record does not show may have run: nothing rests on its absence
+            kept[p] = CUT
+        return
     keys = {p: _keys(p, site) for p, (why, site) in excluded.items() if why != RELEASED}
     todo = [p for p in cand if p not in excluded and not _PYC.match(p)]
     while todo:

@@ -22,6 +22,7 @@ from reclaim.trace import (
     CommandFinished,
     CommandStarted,
     FileChange,
+    Note,
     ProgramExec,
     TraceWriter,
 )
@@ -139,11 +140,18 @@ class Recorder:
         finally:
             with cancel.lock:
                 cancel.active.discard(self.sandbox)
+        execs = None
         if res.exec_log is not None:
-            for ex in execlog.parse(res.exec_log, identity.current().drop(), res.exec_log_outside):
+            execs = execlog.parse(res.exec_log, identity.current().drop(), res.exec_log_outside)
+            for ex in execs:
                 self.trace.emit(ProgramExec, phase=self.phase, command_id=started.id, pid=ex.pid,
                                 path=ex.path[:4000], argv=[a[:4000] for a in ex.argv[:256]],
-                                truncated=ex.truncated)
+                                truncated=ex.truncated, count=ex.count)
+            if execs.cut:
+                self.trace.emit(Note, phase=self.phase, level="warning",
+                                message=f"the exec record of command {started.id} was cut ({execs.why}): the "
+                                        f"{len(execs)} distinct programs first seen are on the record, those "
+                                        "after are not; the judge relies on nothing the record does not show")
         changes, omitted = diff(self.workspace, before, snapshot(self.workspace))
         now = self.meter() if self.meter is not None else (None, None)
         cpu_s, gpu_s = (None if a is None or b is None else round(max(0.0, b - a), 3) for a, b in zip(used, now))
@@ -156,7 +164,8 @@ class Recorder:
             stdout_bytes=out_n, stderr_bytes=err_n,
             stdout_file=res.stdout_path.relative_to(self.trace.path.parent).as_posix(),
             stderr_file=res.stderr_path.relative_to(self.trace.path.parent).as_posix(),
-            files=changes, files_omitted=omitted, cpu_s=cpu_s, gpu_s=gpu_s).id
+            files=changes, files_omitted=omitted, cpu_s=cpu_s, gpu_s=gpu_s,
+            programs=execs.seen if execs is not None else None, programs_cut=bool(execs and execs.cut)).id
         cancel.check()
         if res.timed_out and self.deadline.expired:
             self.trace.emit(BudgetEvent, phase=self.phase, what="wall_exhausted",

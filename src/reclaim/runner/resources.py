@@ -37,6 +37,8 @@ class Resources:
     limits: Limits | None = None
     monitor: BudgetMonitor | None = None
     waited_s: float = 0.0
+    leftovers: list[str] = field(default_factory=list)
+    """cgroups that could not be removed (processes would not die): reported, swept at the next start."""
     shows_host_usr: bool = True
     """The sandbox shows the host's /usr: the driver files there need no bind."""
 
@@ -58,7 +60,7 @@ class Resources:
     def phase_limits(self) -> Limits:
         """Fresh limits (and so fresh metering) for one phase: the agent, or the re-execution."""
         if self.limits is not None:
-            self.limits.stop()
+            self.leftovers += self.limits.stop()
         self.limits = Limits(memory_mb=int(self.budget.memory_gb * 1024), cpus=self.budget.cpus,
                              gpus=bool(self.gpus)).start()
         return self.limits
@@ -142,7 +144,8 @@ class Resources:
             self.monitor.stop()
             self.monitor = None
         if self.limits is not None:
-            self.limits.stop()
+            self.leftovers += self.limits.stop()
+            self.limits = None
         if self.allocator is not None and self.gpus:
             self.allocator.release(self.gpus)
             self.gpus = []

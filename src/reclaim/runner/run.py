@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import reclaim
+from reclaim.budget import limits
 from reclaim.budget.gpus import GpuError, discover
 from reclaim.gateway import Upstreams
 from reclaim.judge import JudgeConfig, make_judge
@@ -175,6 +176,8 @@ class Progress:
     finished: Callable[[TrialRecord], None] = lambda rec: None
     retrying: Callable[[TrialRecord], None] = lambda rec: None
     """A trial ended in a harness error and runs again at once."""
+    note: Callable[[str], None] = lambda message: None
+    """Something the harness did the user should know of (leftovers of an earlier run removed)."""
 
 
 def execute(rd: RunDir, progress: Progress | None = None, executor: str | None = None) -> list[TrialRecord]:
@@ -198,6 +201,9 @@ def execute(rd: RunDir, progress: Progress | None = None, executor: str | None =
     # longest budget first: the order that keeps a pool of workers busy to the end
     pending.sort(key=lambda key: -time_limit(key[0].spec.budget, spec.budget_scale))
     executor = executor or spec.executor
+    if executor == "local" and (swept := limits.sweep()):
+        progress.note(f"removed {len(swept)} cgroup(s) left by reclaim processes that are gone: "
+                      + "; ".join(swept[:4]) + (" ..." if len(swept) > 4 else ""))
     if executor == "slurm":
         from reclaim.runner.slurm import SlurmExecutor
 

@@ -152,7 +152,7 @@ def prepare(ctx: TrialContext) -> None:
     ctx.agent = make_agent(ctx.agent_spec)
     ctx.resources = Resources.acquire(spec.budget, ctx.tdir, s.allocator, s.gpu_backend, f"task {task.id}",
                                       shows_host_usr=kind.shows_host_usr)
-    ctx.held.callback(ctx.resources.release)
+    ctx.held.callback(_release, ctx)
     (ctx.tdir / "agent").mkdir()
     ctx.image = task_image(s, task)
     with ctx.timer("environment_s"):
@@ -166,6 +166,14 @@ def prepare(ctx: TrialContext) -> None:
         ctx.audit_dir.mkdir()
     with ctx.timer("workspace_s"):
         _workspace(ctx)
+
+
+def _release(ctx: TrialContext) -> None:
+    """Give back the trial's GPUs and cgroups; a cgroup that would not go is on the record."""
+    ctx.resources.release()
+    if ctx.resources.leftovers:
+        ctx.rec.warnings.append(f"{len(ctx.resources.leftovers)} cgroup(s) of this trial could not be removed "
+                                f"({'; '.join(ctx.resources.leftovers[:4])}): the next reclaim run removes them")
 
 
 def _workspace(ctx: TrialContext) -> None:

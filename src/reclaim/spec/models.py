@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import field_validator, Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from reclaim.spec.base import Direction, Finite, Level, Strict
 from reclaim.spec.claims import (

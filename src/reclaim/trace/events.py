@@ -54,6 +54,10 @@ class CommandFinished(EventBase):
     stderr_file: str
     files: list[FileChange] = Field(default_factory=list)
     files_omitted: int = Field(0, description="Further changed files, counted but not listed.")
+    programs: int | None = Field(None, description="Programs the command started, by the exec record (every "
+                                 "start counted; each distinct one is a program_exec event); None: no record.")
+    programs_cut: bool = Field(False, description="The exec record was cut (too many distinct programs, or too "
+                               "long a log): programs after the cut are not on the record.")
     cpu_s: float | None = Field(None, description="CPU seconds the command's processes used (cgroup); None: unmetered.")
     gpu_s: float | None = Field(None, description="GPU-busy seconds while it ran (NVML samples); None: no GPU metered.")
 
@@ -119,6 +123,7 @@ class ProgramExec(EventBase):
     path: str
     argv: list[str]
     truncated: bool = False
+    count: int = Field(1, description="How many times it ran with these arguments within the command.")
 
 
 class NetworkRequest(EventBase):
