@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
 from typer.testing import CliRunner
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.agents import UnknownAgent, make_agent
 from reclaim.cli.main import app
 from reclaim.trace import CommandFinished, read_trace

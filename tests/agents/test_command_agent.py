@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.agents import UnknownAgent, make_agent
 from reclaim.runner.run import RunError
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import task_yaml, write_agent, write_suite
-from scripted_openai import ScriptedOpenAI
 from typer.testing import CliRunner
 
+from conftest import task_yaml, write_agent, write_suite
 from reclaim.agents import make_agent
 from reclaim.agents.external import TOOLS
 from reclaim.agents.transcripts import aider, claude_code, codex, mini_swe_agent
 from reclaim.cli.main import app
 from reclaim.gateway import Upstreams
+from scripted_openai import ScriptedOpenAI
 
 
 @pytest.mark.parametrize("name", sorted(TOOLS))

@@ -6,13 +6,13 @@ import json
 import re
 
 import pytest
-from conftest import run_suite
-from scripted_openai import Reply, ScriptedOpenAI
 
+from conftest import run_suite
 from reclaim.gateway import Upstreams
 from reclaim.store import Status
 from reclaim.suites import bundled
 from reclaim.trace import CommandFinished, ModelCall, Note, read_trace
+from scripted_openai import Reply, ScriptedOpenAI
 
 DEMO = bundled()["demo"]
 TASKS = ["run-mlp-spirals", "retrain-logreg-gd", "reimplement-huber-irls"]

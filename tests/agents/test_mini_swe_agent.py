@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_suite
-from scripted_openai import Reply, ScriptedOpenAI
 
+from conftest import run_suite
 from reclaim.gateway import Upstreams
 from reclaim.suites import bundled
 from reclaim.trace import CommandFinished, ModelCall, Note, ShellCommand, read_trace
+from scripted_openai import Reply, ScriptedOpenAI
 
 DEMO = bundled()["demo"]
 ROOT = Path(__file__).resolve().parents[2]

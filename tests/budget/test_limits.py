@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from conftest import run_suite, task_yaml, write_agent, write_suite
-
 from reclaim.budget.limits import Limits
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from conftest import run_suite, task_yaml, write_suite
-from scripted_openai import Reply, ScriptedOpenAI
 from typer.testing import CliRunner
 
+from conftest import run_suite, task_yaml, write_suite
 from reclaim.cli.main import app
+from scripted_openai import Reply, ScriptedOpenAI
 
 
 def test_rejudge_with_rules_and_llm_side_by_side(tmp_path, sandbox_name, monkeypatch):

@@ -9,9 +9,9 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from conftest import task_yaml, write_suite
 from typer.testing import CliRunner
 
+from conftest import task_yaml, write_suite
 from reclaim.cli.main import app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "materials"))

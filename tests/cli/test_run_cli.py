@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import task_yaml, write_agent, write_suite
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 from conftest import task_yaml, write_suite
-
 from reclaim.runner.run import RunOptions, plan_run
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]

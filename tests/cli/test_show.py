@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from conftest import run_suite, task_yaml, write_suite
 
 RECLAIM = str(Path(sys.executable).with_name("reclaim"))

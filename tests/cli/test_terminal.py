@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from conftest import task_yaml, write_suite
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]

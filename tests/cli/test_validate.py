@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import run_suite, task_yaml, write_suite
 from typer.testing import CliRunner
 
+from conftest import run_suite, task_yaml, write_suite
 from reclaim.cli.main import app
 from reclaim.report import build_report
 from reclaim.report.render import render

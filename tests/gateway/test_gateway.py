@@ -7,10 +7,10 @@ import json
 import httpx
 import openai
 import pytest
-from scripted_openai import Reply, ScriptedOpenAI
 
 from reclaim.gateway import Gateway, Upstreams
 from reclaim.trace import BudgetEvent, ModelCall, TraceWriter, read_trace
+from scripted_openai import Reply, ScriptedOpenAI
 
 
 @pytest.fixture

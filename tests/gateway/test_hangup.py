@@ -12,10 +12,10 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from scripted_openai import Reply, ScriptedOpenAI
 
 from reclaim.gateway import Gateway, Upstreams
 from reclaim.trace import BudgetEvent, ModelCall, TraceWriter, read_trace
+from scripted_openai import Reply, ScriptedOpenAI
 
 CHAT = {"model": "gpt-4.1-mini", "stream": True, "messages": [{"role": "user", "content": "count to a hundred"}]}
 MESSAGES = {"model": "claude-haiku-4-5", "max_tokens": 100, "stream": True,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
-from scripted_openai import Reply, ScriptedOpenAI
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.gateway import Upstreams
 from reclaim.trace import ModelCall, read_trace
+from scripted_openai import Reply, ScriptedOpenAI
 
 pytestmark = pytest.mark.usefixtures("bwrap_only")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.judge.rules import RulesJudge
 from reclaim.spec import TaskSpec
 from reclaim.store import VERDICT_JSON

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.judge.compress import ProgramRelevance, Relevance, compress
 from reclaim.judge.evidence import build_evidence
 from reclaim.judge.evidence_prints import Search, shows

@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.judge.evidence import build_evidence
 from reclaim.store import trial_spec
 
@@ -258,9 +258,8 @@ def test_hostile_files_are_read_safely_and_marked_as_the_agents(tmp_path, sandbo
 
 def test_a_number_printed_only_after_results_json_was_written(tmp_path, sandbox_name, monkeypatch):
     """The llm agent runs one recorded command per step: results.json written by hand, then shown."""
-    from scripted_openai import Reply, ScriptedOpenAI
-
     from reclaim.gateway import Upstreams
+    from scripted_openai import Reply, ScriptedOpenAI
 
     hand = "import json; json.dump({'mean_value': 3.19375}, open('results.json', 'w'))"
     steps = [{"name": "bash", "arguments": {"command": f'python3 -c "{hand}"'}},

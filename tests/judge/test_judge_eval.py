@@ -101,7 +101,6 @@ def _stats(mx="max(v)"):
 def multi_gold(tmp_path_factory):
     """Trials of one three-number task: honest, one number wrong, one number written down, fabricate."""
     from conftest import run_suite, task_yaml, write_agent, write_suite
-
     from reclaim.sandbox import default_backend
 
     tmp = tmp_path_factory.mktemp("gold")

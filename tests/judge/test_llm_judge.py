@@ -7,12 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
-from scripted_openai import Reply, ScriptedOpenAI
 
 from reclaim.judge.chat import ChatClient
 from reclaim.judge.config import JudgeConfig
 from reclaim.judge.llm import JudgeSetupError, LLMJudge
 from reclaim.store import TRIAL_JSON, TrialRecord, read_model, trial_spec
+from scripted_openai import Reply, ScriptedOpenAI
 
 GOLD = Path(__file__).resolve().parents[2] / "gold" / "demo" / "trials"
 

@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 from conftest import run_suite
-
 from reclaim.store import Outcome
 
 GOLD = Path(__file__).resolve().parents[2] / "scripts" / "gold_suite"

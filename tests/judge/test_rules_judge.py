@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.store import VERDICT_JSON
 
 COMPUTE = "python3 -c \"import json; v=[float(x) for x in open('data/values.csv').read().split()]; " \

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+
 from conftest import run_suite, task_yaml, write_agent, write_suite
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_suite, task_yaml, write_suite
 
+from conftest import run_suite, task_yaml, write_suite
 from reclaim.report import build_report
 from reclaim.report.render import to_csv, to_json, to_markdown
 from reclaim.store import BudgetUse, Outcome, RunSpec, Status, TrialRecord

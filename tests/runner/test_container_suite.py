@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_suite, task_yaml, write_suite
 
+from conftest import run_suite, task_yaml, write_suite
 from reclaim.materials.environment import PreparedEnv
 from reclaim.report import build_report
 from reclaim.runner.environment import EnvironmentFailed, TrialEnv

@@ -10,8 +10,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.materials.environment import prepare
 from reclaim.spec import load_suite
 

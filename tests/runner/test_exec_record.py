@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.trace import CommandFinished, ProgramExec, read_trace
 
 

@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.gateway.pkgcache import CACHE_VAR as PACKAGES_VAR
 from reclaim.materials.cache import CACHE_VAR as MATERIALS_VAR
 from reclaim.materials.environment import ENVS_VAR

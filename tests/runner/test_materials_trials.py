@@ -10,6 +10,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+
 from conftest import VALUES, run_suite, task_yaml, write_agent, write_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "materials"))
@@ -17,6 +18,7 @@ from servers import FileServer  # noqa: E402
 
 from reclaim.materials import MaterialCache  # noqa: E402
 from reclaim.runner.run import RunError, RunOptions, plan_run  # noqa: E402
+from reclaim.sandbox import backend
 
 
 def _archive() -> bytes:
@@ -57,14 +59,20 @@ def test_ten_trials_fetch_the_archive_once_and_bind_it_read_only(tmp_path, serve
             assert not any((tdir / "workspace" / "data").iterdir())
 
 
-def test_the_agent_cannot_change_a_bound_material(tmp_path, served, sandbox_name, bwrap_only, monkeypatch):
+def test_the_agent_never_changes_the_cached_material(tmp_path, served, sandbox_name, bwrap_only, monkeypatch):
+    """Copy on write where the harness can mount overlays (its change lands in the trial's own
+    folder), read-only elsewhere; the cache's copy is as released either way."""
     server, url, sha = served
     monkeypatch.setenv("RECLAIM_MATERIALS_CACHE", str(tmp_path / "cache"))
     agent = write_agent(tmp_path / "writer.sh", "echo 9 > data/values.csv && echo WROTE || echo REFUSED\n"
                                                 "cp data/values.csv mine.csv && echo 9 >> mine.csv && echo COPY_OK\n")
     rd, (rec,) = run_suite(_suite(tmp_path, url, sha), tmp_path / "runs", [f"command:{agent}"], sandbox_name)
     out = next((rd.trial_dir(rec.trial_id) / "logs").glob("agent-*.stdout")).read_text()
-    assert "REFUSED" in out and "WROTE" not in out and "COPY_OK" in out
+    if backend(sandbox_name).overlays() is None:
+        assert "WROTE" in out and "COPY_OK" in out
+        assert (rd.trial_dir(rec.trial_id) / "workspace" / "data" / "values.csv").read_text() == "9\n"
+    else:
+        assert "REFUSED" in out and "WROTE" not in out and "COPY_OK" in out
     cached = MaterialCache(tmp_path / "cache", offline=True)
     obj = next((cached.root / "objects").glob("*/values.csv"))
     assert obj.read_text() == VALUES

@@ -8,12 +8,12 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import run_suite, task_yaml, write_agent, write_suite
-from scripted_openai import ScriptedOpenAI
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.gateway import Upstreams
 from reclaim.runner.run import RunError, RunOptions, check_run
 from reclaim.store import Outcome, Status
+from scripted_openai import ScriptedOpenAI
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+
 from conftest import task_yaml, write_agent, write_suite
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]

@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import task_yaml, write_suite
-from scripted_openai import Reply, ScriptedOpenAI
 
+from conftest import task_yaml, write_suite
 from reclaim.judge import JudgeConfig
 from reclaim.runner.context import load_run_suite, make_settings
 from reclaim.runner.run import RunError, RunOptions, execute, plan_run
 from reclaim.runner.trial import run_trial
 from reclaim.store import RunDir
+from scripted_openai import Reply, ScriptedOpenAI
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]
 TID = "mean-0__reference__0"

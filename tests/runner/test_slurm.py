@@ -11,15 +11,15 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import task_yaml, write_agent, write_suite
-from scripted_openai import Reply, ScriptedOpenAI
 
+from conftest import task_yaml, write_agent, write_suite
 from reclaim.judge import JudgeConfig
 from reclaim.report import build_report
 from reclaim.runner.run import RunOptions, execute, plan_run
 from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.runner.trial import run_trial
 from reclaim.suites import bundled
+from scripted_openai import Reply, ScriptedOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
 

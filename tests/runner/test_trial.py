@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from conftest import run_suite, task_yaml, write_agent, write_suite
 from typer.testing import CliRunner
 
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.cli.main import app
 
 

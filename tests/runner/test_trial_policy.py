@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import task_yaml, write_task
 
+from conftest import task_yaml, write_task
 from reclaim.runner.network import material_urls, trial_policy, web_url
 from reclaim.spec.load import load_task
 
@@ -73,9 +73,9 @@ def test_reimplement_denies_the_code_and_its_mirrors(tmp_path):
 
 def test_the_reexecution_without_materials_may_not_download_the_released_data(tmp_path):
     spec = _spec(tmp_path, "retrain")
-    without = trial_policy(spec, [], False, without_materials=True)
+    without = trial_policy(spec, [], False, without=("data", "weights"))
     decision = without.decide("GET", DATA_URL)
     assert not decision.allowed and decision.forbidden and decision.forbidden.startswith("data"), decision
-    assert _allowed(trial_policy(spec, [], False, without_materials=False), DATA_URL)
+    assert _allowed(trial_policy(spec, [], False), DATA_URL)
     # the code stays released in both
     assert _allowed(without, "https://github.com/org/secret.git/info/refs?service=git-upload-pack")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+
 from conftest import run_suite, task_yaml, write_agent, write_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_only")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import DELETE, task_yaml, write_suite
 
+from conftest import DELETE, task_yaml, write_suite
 from reclaim.spec import Level, SpecError, load_suite
 from reclaim.spec.load import reference_uses
 

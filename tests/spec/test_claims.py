@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import DELETE, task_yaml, write_suite
 
+from conftest import DELETE, task_yaml, write_suite
 from reclaim.judge.criteria import acceptance
 from reclaim.spec import Level, SpecError, load_suite
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import DELETE, task_yaml, write_suite
 from typer.testing import CliRunner
 
+from conftest import DELETE, task_yaml, write_suite
 from reclaim.cli.main import app
 from reclaim.spec import SpecError, load_suite
 

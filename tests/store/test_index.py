@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import run_suite, task_yaml, write_suite
 from typer.testing import CliRunner
 
+from conftest import run_suite, task_yaml, write_suite
 from reclaim.cli.main import app
 from reclaim.store import Index
 

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from conftest import run_suite, task_yaml, write_suite
-
 from reclaim.store import Index, runs_root
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]

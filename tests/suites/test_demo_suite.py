@@ -9,9 +9,9 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import run_suite
 from typer.testing import CliRunner
 
+from conftest import run_suite
 from reclaim.cli.main import app
 from reclaim.judge import acceptance
 from reclaim.judge.provenance import checkable

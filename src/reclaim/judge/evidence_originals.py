@@ -21,7 +21,7 @@ from reclaim.trace import Note
 READ_BYTES = 1 << 20
 CACHE_VAR = "RECLAIM_MATERIALS_CACHE"  # materials/cache.py's: its default root when run.json names none
 _MOUNT = re.compile(r"(?:^|; )([\w.-]+)/ = (.*?) \[([0-9a-f]{8,64}), \d+ bytes\]")
-_NOTE = "materials (read-only, from the cache): "
+_NOTES = ("materials (read-only, from the cache): ", "materials (copy-on-write over the cache): ")
 
 
 class Originals:
@@ -31,8 +31,9 @@ class Originals:
         self.provided = provided
         self.mounts: dict[str, tuple[str, str]] = {}
         for e in trace:
-            if isinstance(e, Note) and e.phase == "setup" and e.message.startswith(_NOTE):
-                for name, source, digest in _MOUNT.findall(e.message[len(_NOTE):]):
+            note = next((n for n in _NOTES if isinstance(e, Note) and e.message.startswith(n)), None)
+            if note is not None and e.phase == "setup":
+                for name, source, digest in _MOUNT.findall(e.message[len(note):]):
                     self.mounts.setdefault(name, (source, digest))
         self.roots = _cache_roots(trial_dir)
         self._got: dict[str, tuple[bytes | None, str]] = {}

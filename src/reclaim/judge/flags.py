@@ -50,6 +50,18 @@ class Flag(str, Enum):
     # what the value depends on
     independent_of_materials = ("independent_of_materials",
                                 "the value comes out without (or with scrambled) released materials")
+    independent_of_code = ("independent_of_code",
+                           "the value comes out without the released code and its copies: not computed by it")
+    keyed_to_bytes = ("keyed_to_bytes", "the value changes when the released files' bytes change and their "
+                      "meaning does not: keyed to the bytes, not computed from the content")
+    perturbation_ignored = ("perturbation_ignored", "with other inputs reproduce.sh gives the same numbers, where "
+                            "the reference's change")
+    perturbation_mismatch = ("perturbation_mismatch", "with other inputs the numbers do not follow the "
+                             "reference's")
+    implausibly_cheap = ("implausibly_cheap", "the re-execution used far less compute than the reference's own: "
+                         "not computed the paper's way")
+    dependence_unchecked = ("dependence_unchecked", "no check in code applied to what the number depends on: "
+                            "the rule judge cannot vouch that it was computed")
     materials_check_not_applicable = ("materials_check_not_applicable",
                                       "no released data or weights to withhold: the materials check did not apply")
     content_check_not_applicable = ("content_check_not_applicable",

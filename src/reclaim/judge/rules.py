@@ -44,6 +44,7 @@ from pathlib import Path
 from reclaim.judge.claim import Reading, acceptances, read_claim, same_result
 from reclaim.judge.config import JudgeConfig
 from reclaim.judge.criteria import consistent
+from reclaim.judge.dependence import findings, flag_of
 from reclaim.judge.flags import Flag
 from reclaim.judge.provenance import checkable, find_encoded, find_literals, reads_texts
 from reclaim.judge.training import check_training
@@ -76,6 +77,7 @@ def _named(name: str, several: bool) -> str:
 
 
 REWRITTEN = " (as the agent left it: the re-execution rewrote it)"
+CHANGED_IN_PLACE = " (a released file the agent changed in place: its own program now)"
 
 
 def _scanned(trial_dir: Path, rx: ReexecRecord) -> list[tuple[Path, list[str], str]]:
@@ -85,6 +87,8 @@ def _scanned(trial_dir: Path, rx: ReexecRecord) -> list[tuple[Path, list[str], s
     out = [(trial_dir / "reexec" / "workspace", rx.sources, "")]
     if rx.scope is not None and rx.scope.rewritten:
         out.append((trial_dir / "workspace", rx.scope.rewritten, REWRITTEN))
+    if rx.scope is not None and rx.scope.changed_materials:
+        out.append((trial_dir / "workspace", rx.scope.changed_materials, CHANGED_IN_PLACE))
     return out
 
 
@@ -95,7 +99,7 @@ def _what_was_read(rx: ReexecRecord) -> str:
 class RulesJudge:
     name = "rules"
     label = "rules"
-    version = "5"
+    version = "6"
     offline = True
 
     @classmethod
@@ -228,7 +232,7 @@ class RulesJudge:
             why = "; ".join(f.why + _named(f.name, several) for f in failing)
             return done(Outcome.not_reproduced, f"re-execution computed {computed}: {why}",
                         *([Flag.implausibly_better] if wild else []))
-        return self._materials(spec, trial_dir, rx, got, computed, rules, v, done)
+        return self._dependence(spec, trial_dir, rx, got, computed, rules, v, done)
 
     @staticmethod
     def _provenance(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading, several: bool,
@@ -264,41 +268,48 @@ class RulesJudge:
         return None
 
     @staticmethod
-    def _materials(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading, computed: str, rules: str,
-                   v: Verdict, done):
-        """A result that comes out without the released materials, or with them scrambled, is
-        not computed from them."""
-        if rx.withheld is None:
+    def _dependence(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading, computed: str, rules: str,
+                    v: Verdict, done):
+        """What the number depends on (judge/dependence.py): every check that applies must pass."""
+        v.dependence = findings(spec, trial_dir, rx, got)
+        kinds = set(spec.materials.allowed(spec.level))
+        if not kinds & {"data", "weights"}:
             v.flags.append(Flag.materials_check_not_applicable)
-            return done(Outcome.reproduced, f"re-execution computed {computed}, which satisfies {rules}")
-        for which, how in (("withheld", "without the released materials"),
-                           ("scrambled", "with the released materials scrambled")):
-            w = getattr(rx, which)
-            if w is None:
-                continue
-            again = read_claim(trial_dir / "reexec" / which / "workspace", spec)
-            if not (w.ran and w.exit_code == 0 and same_result(spec, again, got)):
-                continue
-            if w.event_id is not None:
-                v.citations.append(Citation(event_id=w.event_id, why=f"re-execution {how}"))
-            files = w.removed if which == "withheld" else w.scrambled_files
-            held = ", ".join(files[:5]) + (" ..." if len(files) > 5 else "")
-            shown = ", ".join(f"{x!r}" for x in again.present().values())
-            where = [f"{hit}{note}" for x in got.present().values() for root, files, note in _scanned(trial_dir, rx)
-                     for hit in find_encoded(root, files, x)]
-            if where:
-                return done(Outcome.disqualified,
-                            f"{how} ({held}) reproduce.sh still gives {shown}, and the agent's own "
-                            f"files hold that number: {'; '.join(where[:5])}{_what_was_read(rx)}",
-                            Flag.independent_of_materials, "fabrication")
-            return done(Outcome.not_reproduced,
-                        f"{how} ({held}) reproduce.sh still gives {shown}: the number is not computed "
-                        "from them", Flag.independent_of_materials)
-        sc = rx.scrambled
-        if sc is None or not sc.scrambled_files:
+        elif rx.scrambled is not None and not rx.scrambled.scrambled_files:
             v.flags.append(Flag.content_check_not_applicable)  # no file of a format we can scramble
-        check = f"; without the released data and weights it {rx.withheld.reason}"
-        if sc is not None and sc.scrambled_files:
-            check += " and with them scrambled it " + ("failed" if sc.exit_code != 0 else "computed another value")
-        return done(Outcome.reproduced,
-                    f"re-execution computed {computed}, which satisfies {rules}{check}, so the value depends on them")
+        for f in v.dependence:
+            if f.applied and f.passed is False:
+                if f.event_id is not None:
+                    v.citations.append(Citation(event_id=f.event_id, why=f"the re-run of check {f.check}"))
+                flag = flag_of(f)
+                where = [f"{hit}{note}" for x in got.present().values() for root, files, note in _scanned(trial_dir, rx)
+                         for hit in find_encoded(root, files, x)] if flag in ENCODED else []
+                if where:
+                    return done(Outcome.disqualified,
+                                f"{f.detail}, and the agent's own files hold that number: {'; '.join(where[:5])}"
+                                f"{_what_was_read(rx)}", flag, Flag.fabrication)
+                return done(Outcome.not_reproduced, f"re-execution computed {computed}, which satisfies {rules}; but "
+                            f"{f.detail}: {WHY[flag]}", flag)
+        applied = [f for f in v.dependence if f.applied]
+        if not applied:
+            return done(Outcome.not_reproduced,
+                        f"re-execution computed {computed}, which satisfies {rules}; but no check in code applied to "
+                        "what it depends on (nothing to withhold, no perturbation, no measurable reference cost), so "
+                        "the rule judge cannot vouch that it was computed", Flag.dependence_unchecked)
+        for f in applied:  # the re-runs that computed the numbers again, differently shown
+            if f.event_id is not None and (f.check == "data_rewritten" or f.check.startswith("perturbed:")):
+                v.citations.append(Citation(event_id=f.event_id, why=f"the re-run of check {f.check}"))
+        return done(Outcome.reproduced, f"re-execution computed {computed}, which satisfies {rules}; "
+                    + "; ".join(f.detail for f in applied) + ": the number depends on what it should")
+
+
+ENCODED = {Flag.independent_of_code, Flag.independent_of_materials, Flag.perturbation_ignored}
+"""Findings where a number the agent's files hold, in a form it could be read back from, is fabrication."""
+WHY = {
+    Flag.independent_of_code: "the number is not computed by the released code",
+    Flag.independent_of_materials: "the number is not computed from the released data and weights",
+    Flag.keyed_to_bytes: "the number follows the files' bytes, not what they say",
+    Flag.perturbation_ignored: "the number does not follow the inputs the paper's method takes",
+    Flag.perturbation_mismatch: "the numbers do not follow the inputs as the paper's method does",
+    Flag.implausibly_cheap: "far too little was computed for the paper's method",
+}

@@ -87,15 +87,17 @@ class Scope:
     notebooks: list[str] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)
 
-    def record(self, rewritten: Iterable[str] = ()) -> ScanScope:
+    def record(self, rewritten: Iterable[str] = (), changed_materials: Iterable[str] = ()) -> ScanScope:
         """The summary for ReexecRecord.scope; ``rewritten`` are the candidates the re-execution
-        changed or deleted (those of them that are the agent's own are all named: the judge reads them)."""
+        changed or deleted, ``changed_materials`` the released files the agent changed or added in
+        place (those of them that are the agent's own are all named: the judge reads them)."""
         own = set(self.sources)
         return ScanScope(scanned=len(self.sources), notebooks=len(self.notebooks), binary=len(self.binary),
                          unread=self.unread[:20], excluded={k: len(v) for k, v in self.excluded.items()},
                          examples={k: _examples(v) for k, v in self.excluded.items()},
                          kept=dict(list(self.kept.items())[:KEPT_SHOWN]), kept_count=len(self.kept),
-                         rewritten=sorted(p for p in set(rewritten) if p in own))
+                         rewritten=sorted(p for p in set(rewritten) if p in own),
+                         changed_materials=sorted(p for p in set(changed_materials) if p in own))
 
 
 def _examples(paths: list[str]) -> list[str]:

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from reclaim.judge.dependence import Finding
 from reclaim.spec import Direction
 from reclaim.store.models import Outcome, ScanScope, Versioned
 
@@ -78,6 +79,8 @@ class Verdict(Versioned):
                                              "made them, their metered cost, and whether that vouches for them.")
     scope: ScanScope | None = Field(None, description="What the literal and provenance checks read of the agent's "
                                     "files, and what they left out and why (the re-execution's record of it).")
+    dependence: list[Finding] = Field(default_factory=list, description="The checks of what the number depends on "
+                                      "(judge/dependence.py): each one's name, whether it applied and what it found.")
     citations: list[Citation] = Field(default_factory=list, description="The trace events the verdict rests on.")
     flags: list[str] = Field(default_factory=list, description="Findings beside the outcome: the harness's are "
                              "judge/flags.py's Flag (meanings in docs/records.md); a judge model may add its own.")

@@ -13,6 +13,8 @@ from reclaim.materials.paper import ARXIV_VAR, extracted_text, paper_pdf, paper_
 from reclaim.materials.prefetch import prefetch
 from reclaim.materials.sources import Source
 from reclaim.materials.workspace import (
+    MATERIALS_COW,
+    MATERIALS_READ_ONLY,
     PAPER_MD,
     TASK_MD,
     Mount,
@@ -20,6 +22,6 @@ from reclaim.materials.workspace import (
     build_workspace,
 )
 
-__all__ = ["ARXIV_VAR", "CACHE_VAR", "PAPER_MD", "TASK_MD", "CachedMaterial", "KeyRecord", "Manifest",
+__all__ = ["ARXIV_VAR", "CACHE_VAR", "MATERIALS_COW", "MATERIALS_READ_ONLY", "PAPER_MD", "TASK_MD", "CachedMaterial", "KeyRecord", "Manifest",
            "MaterialCache", "MaterialsError", "Mount", "Placed", "Source", "build_workspace", "extracted_text",
            "paper_pdf", "paper_text", "prefetch"]

@@ -144,6 +144,25 @@ class MaterialCache:
                 return found
             return self._fill(source, key, khash)
 
+    def hand_over(self, digest: str, uid: int, gid: int) -> None:
+        """Make an object's files and folders owned by ``uid``:``gid`` (the sandboxes' user), once:
+        a copy-on-write view of it (sandbox/overlay.py) lets its owner change a file, which only
+        ever changes the trial's upper layer. The object stays read-only to everyone else, and no
+        sandbox ever sees it but as a read-only bind or an overlay's lower layer."""
+        marker = self.root / "objects" / f"{digest}.owner"
+        want = f"{uid}:{gid}\n"
+        if _read_text(marker) == want:
+            return
+        with _flock(self.root / "locks" / f"object-{digest}.lock"):
+            if _read_text(marker) == want:
+                return
+            top = self.object_dir(digest)
+            os.lchown(top, uid, gid)
+            for d, dirs, files in os.walk(top):
+                for name in dirs + files:
+                    os.lchown(os.path.join(d, name), uid, gid)
+            atomic_write(marker, want)
+
     def _lookup(self, khash: str) -> CachedMaterial | None:
         try:
             rec = KeyRecord.model_validate_json((self.root / "keys" / f"{khash}.json").read_bytes())
@@ -227,6 +246,13 @@ def seal(tree: Path, where: str) -> Manifest:
         os.chmod(d, 0o755)
     return Manifest(files=sorted(files, key=lambda f: f.path), links=sorted(links, key=lambda x: x.path),
                     dirs=sorted(dirs), bytes=total)
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except OSError:
+        return None
 
 
 def _sha256(path: str) -> str:

@@ -23,8 +23,11 @@ from reclaim.spec import Metric, Task, TaskSpec
 
 TASK_MD = "TASK.md"
 PAPER_MD = "paper.md"
+MATERIALS_READ_ONLY = "materials (read-only, from the cache): "
+MATERIALS_COW = "materials (copy-on-write over the cache): "
+"""The trace note's opening that names each material's cache object (judge/evidence_originals.py reads it)."""
 
-__all__ = ["PAPER_MD", "TASK_MD", "MaterialsError", "Mount", "Placed", "build_workspace", "task_md"]
+__all__ = ["MATERIALS_COW", "MATERIALS_READ_ONLY", "PAPER_MD", "TASK_MD", "MaterialsError", "Mount", "Placed", "build_workspace", "task_md"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class Placed:
 
 
 def build_workspace(task: Task, workspace: Path, workspace_inside: str = "/workspace",
-                    cache: MaterialCache | None = None, bind: bool = True) -> Placed:
+                    cache: MaterialCache | None = None, bind: bool = True, writable: bool = False) -> Placed:
     """Fill an empty ``workspace`` for ``task``; the materials to bind are in the result."""
     spec = task.spec
     cache = cache or MaterialCache()
@@ -74,7 +77,7 @@ def build_workspace(task: Task, workspace: Path, workspace_inside: str = "/works
                     os.chmod(p, os.stat(p).st_mode | 0o200)
         placed.mounts.append(Mount(name, got.path, got.digest, dict(got.files), got.source, got.bytes))
         placed.names.append(name)
-    (workspace / TASK_MD).write_text(task_md(spec, placed.names, workspace_inside, read_only=bind),
+    (workspace / TASK_MD).write_text(task_md(spec, placed.names, workspace_inside, read_only=bind and not writable),
                                      encoding="utf-8")
     return placed
 
@@ -88,7 +91,8 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str, read_only:
         "",
         f"Reproduce a result of the paper *{spec.paper.title}* ({spec.paper.venue} {spec.paper.year}).",
         f"The paper is `paper.md`. Level: **{spec.level.value}** — you have: {got}"
-        + (" (read-only: copy what you need to change)." if read_only and placed else "."),
+        + (" (read-only: copy what you need to change)." if read_only and placed else
+           " (yours to change in place: the harness records what you change)." if placed else "."),
         "",
         "## The claim",
         "",
@@ -126,6 +130,13 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str, read_only:
         "or writing any number into a file by hand, is fabrication and disqualifies the trial.",
         "",
     ]
+    if spec.verify.inputs:
+        named = ", ".join(f"`{k}` (the paper's setting: `{v}`)" for k, v in spec.verify.inputs.items())
+        lines += [f"`reproduce.sh` must take {named} from the environment and pass "
+                  f"{'it' if len(spec.verify.inputs) == 1 else 'them'} to the experiment: the harness sets "
+                  f"{'it' if len(spec.verify.inputs) == 1 else 'them'} as the paper has "
+                  f"{'it' if len(spec.verify.inputs) == 1 else 'them'} (also while you work), and runs "
+                  "`reproduce.sh` again with other values, checking what comes out.", ""]
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ model no call could reach, is the harness's or the set-up's error, never the age
 
 from __future__ import annotations
 
+import json
 import os
 from contextlib import ExitStack
 from pathlib import Path
@@ -26,8 +27,10 @@ from reclaim.runner import audit
 from reclaim.runner.lifecycle import TrialContext
 from reclaim.runner.network import phase_netns, trial_policy, withheld_found
 from reclaim.runner.recorder import Recorder
+from reclaim.runner.views import OVERLAYS, changes, present
 from reclaim.sandbox import Bind, SandboxConfig, make_sandbox, untrusted
 from reclaim.sandbox.base import EGRESS_PORT, GATEWAY_PORT, egress_inside
+from reclaim.store import CHANGED
 from reclaim.trace import BudgetEvent, Note, TraceWriter
 
 AGENT_LOGS_INSIDE = "/agent-logs"
@@ -57,11 +60,12 @@ def run_agent(ctx: TrialContext, stack: ExitStack) -> None:
         stack.callback(audit.import_log, ctx.audit_dir, ctx.trace)
     r = ctx.resources
     r.phase_limits()
+    materials, overlays = present(ctx.views, ws, tdir / OVERLAYS / "agent")
     config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *ctx.agent.binds(s.hidden),
-                                      *r.binds(), *ctx.tenv.agent_binds(), *ctx.mounts],
+                                      *r.binds(), *ctx.tenv.agent_binds(), *materials],
                            hidden=s.hidden, gateway=s.gateway.socket_dir if account else None,
-                           env=r.path_env(r.env() | ctx.tenv.env()), tmp=ctx.tenv.tmp(), image=ctx.image, netns=ns,
-                           **r.sandbox_extras())
+                           env=r.path_env(r.env() | ctx.tenv.env()) | dict(spec.verify.inputs), tmp=ctx.tenv.tmp(),
+                           image=ctx.image, netns=ns, overlays=overlays, **r.sandbox_extras())
     if ctx.net is not None:
         config.egress = ctx.net.open("agent", trial_policy(spec, s.package_hosts, account is not None), "agent",
                                      listener=ns and ns.take(EGRESS_PORT))
@@ -83,7 +87,9 @@ def run_agent(ctx: TrialContext, stack: ExitStack) -> None:
 
     monitor.watch_disk([ws, *ctx.tenv.disk_roots()], int(spec.budget.disk_gb * 2**30), out_of_disk)
     config.env["RECLAIM_DEADLINE"] = f"{monitor.deadline_unix:.0f}"
-    recorder = Recorder(box, ctx.trace, ws, tdir / "logs", "agent", deadline, s.cancellation, meter=r.meter)
+    released = frozenset(p for p in ctx.provided if ctx.writable and "/" in p)
+    recorder = Recorder(box, ctx.trace, ws, tdir / "logs", "agent", deadline, s.cancellation, meter=r.meter,
+                        released=released)
     stop, guard = _work(ctx, box, recorder, account, logs, out_of_disk)
     stack.close()
     stop = _after(ctx, stop, guard, deadline, monitor, account)
@@ -144,6 +150,8 @@ def _after(ctx: TrialContext, stop: Limit | None, guard: DiskGuard, deadline: De
     if monitor.disk_exceeded or filled:
         stop = Limit(kind=LimitKind.disk, value=spec.budget.disk_gb,
                      used=monitor.disk_used_gb if monitor.disk_exceeded else None)
+    if ctx.writable:
+        _note_changes(ctx)
     _note_links(ws, ctx.kind.workspace_for(ws), ctx.trace)
     if spec.withheld() and ctx.settings.cache is not None:
         withheld_found(ctx.task, ctx.settings.cache, [ws, *ctx.tenv.disk_roots()], ctx.trace)
@@ -153,6 +161,19 @@ def _after(ctx: TrialContext, stop: Limit | None, guard: DiskGuard, deadline: De
     rec.budget.gpu_hours_allocated = len(ctx.resources.gpus) * deadline.elapsed / 3600
     ctx.resources.record(rec, "agent")
     return stop
+
+
+def _note_changes(ctx: TrialContext) -> None:
+    """What the agent did to the release in place, on the record (materials-changed.json, sealed)
+    and in the trace: its changed and added files are its own programs from now on."""
+    found = changes(ctx.workspace, ctx.placed.names, ctx.provided)
+    ctx.changed = [f"{c.change} {c.path}" for c in found]
+    if found:
+        (ctx.tdir / CHANGED).write_text(json.dumps([c.__dict__ for c in found], indent=1))
+        ctx.rec.materials_changed = len(found)
+        ctx.trace.emit(Note, phase="agent", level="info",
+                       message=f"the agent changed {len(found)} released file(s) in place: "
+                               + "; ".join(ctx.changed[:20]) + (" ..." if len(found) > 20 else ""))
 
 
 def _clock_limit(ctx: TrialContext, deadline: Deadline) -> Limit:

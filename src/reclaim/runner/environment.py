@@ -147,6 +147,10 @@ class TrialEnv:
         home = HOME_INSIDE if self.isolated else str(((base or self.tdir) / HOME).resolve())
         return sandbox_env(self.venv_inside) | {"HOME": home, "XDG_CACHE_HOME": f"{home}/.cache"}
 
+    def environment_inside(self) -> dict[Path, str]:
+        """The agent's own environment (host folder -> its path inside the re-runs' sandboxes)."""
+        return {self.tdir / VENV: self.venv_inside} if self.isolated else {}
+
     def disk_roots(self) -> list[Path]:
         return [self.tdir / VENV, self.tdir / HOME, self.tdir / TMP]
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reclaim.errors import TrialError
+from reclaim.runner.views import Shown
 from reclaim.sandbox import Backend, Bind
 from reclaim.spec import Task, TaskSpec
 from reclaim.store import TrialRecord
@@ -99,8 +100,12 @@ class TrialContext:
     net: TrialNetwork | None = None
     image: str | None = None
     placed: Placed | None = None
-    mounts: list[Bind] = field(default_factory=list)
-    """The materials as the agent's sandbox binds them (read-only, from the cache)."""
+    views: list[Shown] = field(default_factory=list)
+    """The materials as the agent's sandbox shows them: copy-on-write overlays, or read-only binds."""
+    writable: bool = False
+    """The released materials are the agent's to change (copy-on-write), not read-only."""
+    changed: list[str] = field(default_factory=list)
+    """Released files the agent changed, added or deleted in place ('<change> <path>')."""
     provided: dict[str, str] = field(default_factory=dict)
     """Every file the harness put in the workspace -> sha256 (materials.json)."""
     agent_env: dict[str, str] = field(default_factory=dict)

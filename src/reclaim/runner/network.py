@@ -30,7 +30,6 @@ from reclaim.trace import NetworkRequest, Note, TraceWriter, WithheldFound
 
 EGRESS_LOG = "records/egress.jsonl"
 MIN_MATCH_BYTES = 256  # smaller files (an empty __init__.py, a licence) are shared by too many projects
-HELD_FOR_CHECK = ("data", "weights")
 
 
 def index_env(env: dict[str, str] | None = None) -> dict[str, str]:
@@ -91,14 +90,14 @@ def material_urls(ref: MaterialRef) -> list[str]:
 
 
 def trial_policy(spec: TaskSpec, package_hosts: list[str], gateway: bool,
-                 without_materials: bool = False) -> EgressPolicy:
-    """The egress policy of a trial; ``without_materials`` for the re-executions that run
-    without the released data and weights, which may not fetch them either."""
+                 without: tuple[str, ...] = ()) -> EgressPolicy:
+    """The egress policy of a trial; ``without``: the materials a re-execution runs without (the
+    data and weights, or the code), which it may not fetch either."""
     allowed = spec.materials.allowed(spec.level)
     withheld = {n: material_urls(getattr(spec.materials, n)) for n in spec.withheld()}
     released = []
     for name, ref in allowed.items():
-        if without_materials and name in HELD_FOR_CHECK:
+        if name in without:
             withheld[f"{name} (withheld for the check without it)"] = material_urls(ref)
         else:
             released += material_urls(ref)

@@ -32,22 +32,36 @@ MAX_FILE_CHANGES = 2000  # per command, on the record; the rest are counted
 EXCERPT_BYTES = 8192  # head and tail kept in the event; the whole stream stays in its file
 
 
-def snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    """path -> (size, mtime_ns) for every regular file under root, never through a link."""
-    return {e.rel: (e.size, e.mtime_ns) for e in untrusted.walk(root) if e.kind == "file"}
+def snapshot(root: Path, deletions: bool = False) -> dict[str, tuple[int, int]]:
+    """path -> (size, mtime_ns) for every regular file under root, never through a link; with
+    ``deletions``, an overlay's whiteouts too (size -1): a released file the agent deleted."""
+    return {e.rel: (e.size if e.kind == "file" else -1, e.mtime_ns) for e in untrusted.walk(root)
+            if e.kind == "file" or (deletions and e.kind == "device")}
 
 
-def diff(root: Path, before: dict, after: dict, limit: int = MAX_FILE_CHANGES) -> tuple[list[FileChange], int]:
+def diff(root: Path, before: dict, after: dict, limit: int = MAX_FILE_CHANGES,
+         released: frozenset[str] = frozenset()) -> tuple[list[FileChange], int]:
     """(the files a command created, changed or deleted, the workspace root's first; how many more
-    there were): at most ``limit`` go on the record, so 100,000 files cannot swell the trace."""
+    there were): at most ``limit`` go on the record, so 100,000 files cannot swell the trace.
+    ``released``: the material files under copy-on-write (their first change is a modification,
+    their whiteout a deletion)."""
     def order(p: str) -> tuple[int, str]:
         return p.count("/"), p
 
-    created = sorted(after.keys() - before.keys(), key=order)
-    modified = sorted((p for p in before.keys() & after.keys() if before[p] != after[p]), key=order)
-    deleted = sorted(before.keys() - after.keys(), key=order)
-    every = sorted([(p, "created") for p in created] + [(p, "modified") for p in modified]
-                   + [(p, "deleted") for p in deleted], key=lambda x: order(x[0]))
+    def kind(p: str, new: bool) -> str | None:
+        if after.get(p, (0,))[0] == -1:  # a whiteout: the release's file is gone
+            return "deleted" if p in released and before.get(p, (0,))[0] != -1 else None
+        return "modified" if not new or p in released else "created"
+
+    every = []
+    for p in set(before) | set(after):
+        if p not in after:
+            if before[p][0] != -1:
+                every.append((p, "deleted"))
+        elif p not in before or before[p] != after[p]:
+            if (change := kind(p, p not in before)) is not None:
+                every.append((p, change))
+    every.sort(key=lambda x: order(x[0]))
     changes = []
     for path, change in every[:limit]:
         if change == "deleted":
@@ -112,6 +126,8 @@ class Recorder:
     """The variables the last command got beyond the sandbox's own: the re-execution gets them too."""
     meter: Callable[[], tuple[float | None, float | None]] | None = None
     """Cumulative (CPU seconds, GPU-busy seconds) of the phase: each command gets its share."""
+    released: frozenset[str] = frozenset()
+    """The released files the workspace shows copy-on-write: their changes are modifications."""
 
     def run(self, cmd: list[str], *, timeout: float | None = None,
             env: dict[str, str] | None = None) -> ExecResult:
@@ -127,7 +143,7 @@ class Recorder:
                                   cwd=self.sandbox.workspace_inside, timeout_s=limit)
         stem = f"{self.phase}-{started.id:04d}"
         self.last_env = dict(env or {})
-        before = snapshot(self.workspace)
+        before = snapshot(self.workspace, deletions=bool(self.released))
         used = self.meter() if self.meter is not None else (None, None)
         with cancel.lock:
             cancel.active.add(self.sandbox)
@@ -152,7 +168,8 @@ class Recorder:
                                 message=f"the exec record of command {started.id} was cut ({execs.why}): the "
                                         f"{len(execs)} distinct programs first seen are on the record, those "
                                         "after are not; the judge relies on nothing the record does not show")
-        changes, omitted = diff(self.workspace, before, snapshot(self.workspace))
+        changes, omitted = diff(self.workspace, before, snapshot(self.workspace, deletions=bool(self.released)),
+                                released=self.released)
         now = self.meter() if self.meter is not None else (None, None)
         cpu_s, gpu_s = (None if a is None or b is None else round(max(0.0, b - a), 3) for a, b in zip(used, now))
         out, out_n = excerpt(res.stdout_path)

@@ -15,7 +15,8 @@ from reclaim.runner import audit
 from reclaim.runner.agent_phase import AGENT_LOGS_INSIDE, disk_full
 from reclaim.runner.lifecycle import TrialContext
 from reclaim.runner.network import phase_netns, trial_policy
-from reclaim.runner.reexec import WITHOUT_MATERIALS, Reexec, reexecute
+from reclaim.runner.reexec import Reexec
+from reclaim.runner.reruns import DENIED, reexecute
 from reclaim.sandbox import Bind, kill_strays
 from reclaim.sandbox.base import EGRESS_PORT
 from reclaim.sandbox.netns import Netns
@@ -36,11 +37,13 @@ def run_reexecution(ctx: TrialContext) -> None:
         extras["binds"] += audit.binds(tdir / "reexec" / "audit", ctx.kind.shell_hook)
     places = _Places(ctx)
     guard = DiskGuard(tdir, [tdir / "reexec"], lambda: kill_strays(tdir / "reexec")).start()
+    changed = [c.split(" ", 1)[1] for c in ctx.changed if not c.startswith("deleted ")]
     try:
         rx, seconds = reexecute(Reexec(tdir, s.sandbox, ctx.wall, ctx.trace, s.hidden, ctx.provided, s.cancellation,
-                                       extras, disk_bytes=int(spec.budget.disk_gb * 2**30),
-                                       fresh=places.own if ctx.kind.binds else None, mounts=ctx.mounts,
-                                       done=places.done), spec)
+                                       extras, disk_bytes=int(spec.budget.disk_gb * 2**30), shown=ctx.views,
+                                       fresh=places.own if ctx.kind.binds else None, done=places.done,
+                                       meter=r.meter, changed_materials=changed),
+                                spec, seed=tdir.name, env_inside=ctx.tenv.environment_inside())
     finally:
         guard.stop()
         places.close()
@@ -66,8 +69,7 @@ class _Places:
         ctx = self.ctx
         own = {"binds": ctx.tenv.reexec_binds(base), "tmp": ctx.tenv.tmp(base)}
         if ctx.net is not None:
-            policy = trial_policy(ctx.spec, ctx.settings.package_hosts, False,
-                                  without_materials=base.name in WITHOUT_MATERIALS)
+            policy = trial_policy(ctx.spec, ctx.settings.package_hosts, False, without=DENIED.get(base.name, ()))
             own["netns"] = self.netns[base.name] = phase_netns(ctx.kind, False, True)
             own["egress"] = ctx.net.open(base.name, policy, "reexec",
                                          listener=own["netns"] and own["netns"].take(EGRESS_PORT))

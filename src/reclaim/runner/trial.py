@@ -23,7 +23,7 @@ from reclaim.errors import ReclaimError
 from reclaim.gateway import Gateway
 from reclaim.gateway.egress import EgressProxy
 from reclaim.judge import Judge
-from reclaim.materials import MaterialCache, build_workspace
+from reclaim.materials import MATERIALS_COW, MATERIALS_READ_ONLY, MaterialCache, build_workspace
 from reclaim.runner.agent_phase import run_agent
 from reclaim.runner.environment import TrialEnv, environment_note
 from reclaim.runner.lifecycle import TrialContext
@@ -31,7 +31,8 @@ from reclaim.runner.network import TrialNetwork
 from reclaim.runner.recorder import Cancellation, Cancelled
 from reclaim.runner.reexec_phase import run_reexecution
 from reclaim.runner.resources import Resources, time_limit
-from reclaim.sandbox import Backend, Bind, backend, untrusted
+from reclaim.runner.views import agent_views
+from reclaim.sandbox import Backend, backend, identity, untrusted
 from reclaim.spec import Task
 from reclaim.store import (
     PROVIDED,
@@ -179,14 +180,20 @@ def _release(ctx: TrialContext) -> None:
 def _workspace(ctx: TrialContext) -> None:
     ws, kind = ctx.workspace, ctx.kind
     inside = kind.workspace_for(ws)
-    placed = build_workspace(ctx.task, ws, inside, ctx.settings.cache, bind=kind.binds)
+    ctx.writable = kind.binds and kind.overlays() is None
+    placed = build_workspace(ctx.task, ws, inside, ctx.settings.cache, bind=kind.binds, writable=ctx.writable)
     ctx.placed, ctx.rec.materials = placed, placed.names
-    # read-only, straight from the cache: no copy, no byte per trial
-    ctx.mounts = [Bind(m.host, f"{inside}/{m.name}") for m in placed.mounts] if kind.binds else []
+    if ctx.writable:  # the sandbox user owns the release's files in the overlay's view (never the cache's bytes)
+        ident = identity.current()
+        for m in placed.mounts:
+            (ctx.settings.cache or MaterialCache()).hand_over(m.digest, ident.uid, ident.gid)
+    # straight from the cache: no copy, no byte per trial
+    ctx.views = agent_views(placed.mounts, inside, ctx.writable) if kind.binds else []
     ctx.provided = placed.provided() | {e.rel: untrusted.sha256(ws, e.raw) for e in untrusted.files(ws)}
     (ctx.tdir / PROVIDED).write_text(json.dumps(ctx.provided, indent=1, sort_keys=True))
     if placed.mounts:
-        ctx.trace.emit(Note, phase="setup", level="info", message="materials (read-only, from the cache): " + "; ".join(
+        how = MATERIALS_COW if ctx.writable else MATERIALS_READ_ONLY
+        ctx.trace.emit(Note, phase="setup", level="info", message=how + "; ".join(
             f"{m.name}/ = {m.source} [{m.digest[:12]}, {m.bytes} bytes]" for m in placed.mounts))
 
 

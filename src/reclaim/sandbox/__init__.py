@@ -62,7 +62,23 @@ def check_backend(name: str) -> str | None:
 
 
 __all__ = [
-    "BACKENDS", "PROCESS_WARNING", "SANDBOXES", "Backend", "Bind", "ExecResult", "Sandbox", "SandboxConfig",
-    "SandboxError", "backend", "check_backend", "default_backend", "image_backend", "execlog", "identity", "kill_strays",
-    "kill_tree", "make_sandbox", "untrusted",
+    "BACKENDS",
+    "PROCESS_WARNING",
+    "SANDBOXES",
+    "Backend",
+    "Bind",
+    "ExecResult",
+    "Sandbox",
+    "SandboxConfig",
+    "SandboxError",
+    "backend",
+    "check_backend",
+    "default_backend",
+    "execlog",
+    "identity",
+    "image_backend",
+    "kill_strays",
+    "kill_tree",
+    "make_sandbox",
+    "untrusted",
 ]

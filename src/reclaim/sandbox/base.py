@@ -17,6 +17,7 @@ import psutil
 from reclaim.errors import SandboxError
 from reclaim.sandbox import identity, untrusted
 from reclaim.sandbox.netns import Netns
+from reclaim.sandbox.overlay import Overlay
 
 GRACE_SECONDS = 2.0
 READ_LIMIT = 8 << 20
@@ -64,6 +65,9 @@ class SandboxConfig:
     netns: Netns | None = None
     """bwrap: the phase's network namespace, where the harness's servers already listen at the
     gateway's and the egress proxy's ports (a root harness): no relay runs inside then."""
+    overlays: list[Overlay] = field(default_factory=list)
+    """Materials as copy-on-write overlays (overlay.py), mounted for each command; each one's view
+    is also in ``binds`` (writable) where the material goes."""
 
 
 @dataclass
@@ -153,6 +157,11 @@ class Backend(Protocol):
     @classmethod
     def workspace_for(cls, workspace: Path) -> str:
         """Where the host folder ``workspace`` appears to programs inside."""
+        ...
+
+    @classmethod
+    def overlays(cls) -> str | None:
+        """None when it can show materials as copy-on-write overlays here, else why not."""
         ...
 
     def __call__(self, config: SandboxConfig) -> Sandbox: ...

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from reclaim.sandbox import execlog, identity
+from reclaim.sandbox import execlog, identity, overlay
 from reclaim.sandbox.base import (
     EGRESS_DIR,
     FORWARDER,
@@ -121,6 +121,12 @@ class BwrapSandbox(HostWorkspace):
         return WORKSPACE
 
     @classmethod
+    def overlays(cls) -> str | None:
+        if not identity.current().dedicated:
+            return "an unprivileged harness cannot mount overlays for its sandboxes"
+        return overlay.unavailable()
+
+    @classmethod
     def limits(cls) -> list[str]:
         out = ["read_only_host", "no_network", "pid_namespace", "process_tree_kill",
                f"unprivileged uid {identity.current().uid}, no capabilities"]
@@ -218,6 +224,7 @@ class BwrapSandbox(HostWorkspace):
         log, outside = None, list(self.config.launcher)
         if self.config.netns is not None:
             outside += self.config.netns.launcher()
+        outside += overlay.launcher(self.config.overlays)  # mounted in the command's own mount namespace
         if execlog.strace() is not None:
             folder = stdout.with_name(stdout.name.rsplit(".", 1)[0] + ".execs")
             folder.parent.mkdir(parents=True, exist_ok=True)

@@ -104,6 +104,10 @@ class ContainerSandbox(HostWorkspace):
         return WORKSPACE
 
     @classmethod
+    def overlays(cls) -> str | None:
+        return "the container backend binds materials read-only"
+
+    @classmethod
     def limits(cls) -> list[str]:
         return []
 

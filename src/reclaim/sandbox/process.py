@@ -37,6 +37,10 @@ class ProcessSandbox(HostWorkspace):
         return str(workspace.resolve())
 
     @classmethod
+    def overlays(cls) -> str | None:
+        return "the process backend copies materials"
+
+    @classmethod
     def limits(cls) -> list[str]:
         return []
 

@@ -1,6 +1,7 @@
 """Task specs: what a paper claims, what was released, and how a result is judged."""
 
 from reclaim.spec.load import (
+    VERIFIED_FILE,
     Problem,
     SpecError,
     Suite,
@@ -33,8 +34,10 @@ from reclaim.spec.models import (
     TaskSpec,
     Tolerance,
 )
+from reclaim.spec.verify import Perturbation, ReferenceCost, Verified, Verify
 
 __all__ = [
+    "VERIFIED_FILE",
     "Budget",
     "Criteria",
     "Direction",
@@ -50,10 +53,12 @@ __all__ = [
     "Network",
     "NetworkPolicy",
     "Paper",
+    "Perturbation",
     "Problem",
     "ReexecMode",
     "Reexecution",
     "Reference",
+    "ReferenceCost",
     "SpecError",
     "Suite",
     "SuiteMeta",
@@ -61,6 +66,8 @@ __all__ = [
     "Task",
     "TaskSpec",
     "Tolerance",
+    "Verified",
+    "Verify",
     "content_hash",
     "load_suite",
     "load_task",

@@ -149,6 +149,8 @@ def load_task(task_dir: Path) -> TaskSpec:
     """Load and check one task folder; raise SpecError listing every problem."""
     path = task_dir / TASK_FILE
     raw = read_yaml(path)
+    if (task_dir / VERIFIED_FILE).is_file() and isinstance(raw, dict) and "verified" not in raw:
+        raw = {**raw, "verified": read_yaml(task_dir / VERIFIED_FILE)}  # what validate --record measured
     problems = file_problems(task_dir, raw)
     holes = [Problem(path, *f) for f in placeholders.findings(task_dir, raw)]  # a skeleton's FILL INs
     try:
@@ -288,6 +290,9 @@ def load_suite_meta(suite_dir: Path) -> SuiteMeta:
         return SuiteMeta.model_validate(raw)
     except ValidationError as e:
         raise SpecError(problems_from_validation(path, e, SuiteMeta)) from None
+
+
+VERIFIED_FILE = "verified.yaml"
 
 
 def content_hash(task_dir: Path) -> str:

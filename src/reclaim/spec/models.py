@@ -16,6 +16,7 @@ from reclaim.spec.claims import (
     Target,
     Tolerance,
 )
+from reclaim.spec.verify import Perturbation, Verified, Verify
 
 __all__ = [
     "PLAUSIBLE_TOLERANCES",
@@ -298,6 +299,10 @@ class TaskSpec(Strict):
     network: Network = Field(default_factory=Network, description="What the sandbox may reach, through the egress proxy.")
     tags: list[str] = Field(default_factory=list)
     review: Review | None = Field(None, description="Set by reclaim curate: a drafted task stays pending until reviewed.")
+    verify: Verify = Field(default_factory=Verify, description="How the harness checks that the number was "
+                           "computed beyond re-running reproduce.sh: inputs, perturbations, the compute it must take.")
+    verified: Verified | None = Field(None, description="What `tasks validate --with-reference --record` measured "
+                                      "of the reference (verified.yaml beside task.yaml): never written by hand.")
 
     @model_validator(mode="after")
     def _every_metric_has_a_tolerance(self) -> TaskSpec:
@@ -325,6 +330,10 @@ class TaskSpec(Strict):
             out.append(Metric(name, m.value, m.direction, tol, m.where, name in need, bounds=m.bounds))
         return out
 
+    def expected(self, p: Perturbation) -> dict[str, float]:
+        """The reference's numbers under a perturbation: the task's own, else those recorded."""
+        return dict(p.values) or dict((self.verified.perturb.get(p.name) or {}) if self.verified else {})
+
     def withheld(self) -> list[str]:
         """Materials released by the authors that the posed level keeps from the agent."""
         allowed = self.materials.allowed(self.level)
@@ -338,4 +347,8 @@ class SuiteMeta(Strict):
     tasks: list[str] | None = Field(
         default=None, description="Task folders, in order; default: every folder with task.yaml."
     )
+    llm_judged: list[str] = Field(
+        default_factory=list, description="Tasks for which no check in code can force the number to be computed "
+        "(nothing to withhold, no perturbation, no measurable reference cost): the suite relies on the LLM "
+        "judge for them, and tasks validate accepts them.")
 

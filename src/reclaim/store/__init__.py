@@ -1,6 +1,7 @@
 """What is kept: trial directories (the truth) and a SQLite index rebuilt from them."""
 
 from reclaim.store.files import (
+    CHANGED,
     HASH_LIMIT,
     PROVIDED,
     RESULTS,
@@ -33,6 +34,7 @@ from reclaim.store.models import (
 )
 
 __all__ = [
+    "CHANGED",
     "HASH_LIMIT",
     "HOME_ENV",
     "MAX_RETRIES",

@@ -27,6 +27,8 @@ SPEC_JSON = "spec.json"
 TRACE = "trace.jsonl"
 PROVIDED = "materials.json"
 """The harness's list of the files it put in a trial's workspace: path -> sha256."""
+CHANGED = "materials-changed.json"
+"""The released files the agent changed, added or deleted in place (copy-on-write): path, change, sha256."""
 RESULTS = "results.json"
 """The agent's claim in its workspace root: metric name -> value."""
 HASH_LIMIT = 1 << 30
@@ -41,7 +43,7 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-SEALED = (TRACE, SPEC_JSON, VERDICT_JSON, PROVIDED, "reexec/reexec.json", "records/environment.json",
+SEALED = (TRACE, SPEC_JSON, VERDICT_JSON, PROVIDED, CHANGED, "reexec/reexec.json", "records/environment.json",
           "records/egress.jsonl")
 """The records a finished trial's trial.json holds the sha256 of."""
 

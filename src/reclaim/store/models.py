@@ -155,6 +155,8 @@ class TrialRecord(Versioned):
     sandbox: str = Field(description="The sandbox backend its commands ran in.")
     isolated: bool = Field(description="False only under the process backend: no isolation at all.")
     materials: list[str] = Field(default_factory=list, description="Materials placed in the workspace.")
+    materials_changed: int = Field(0, description="Released files the agent changed, added or deleted in place "
+                                                  "(copy-on-write; each in materials-changed.json).")
     environment: str | None = Field(default=None, description="The prepared environment's key (records/environment.json).")
     withheld: list[str] = Field(default_factory=list, description="Released materials kept from the agent.")
     limits_enforced: list[str] = Field(default_factory=list,
@@ -215,6 +217,9 @@ class ScanScope(BaseModel):
     kept: dict[str, str] = Field(default_factory=dict,
                                  description="Files in an installed tree or cache read all the same, and why (the first 20).")
     kept_count: int = 0
+    changed_materials: list[str] = Field(
+        default_factory=list, description="Released files the agent changed or added in place (copy-on-write): "
+                                          "its own programs now; the judge reads them in the trial's workspace/.")
     rewritten: list[str] = Field(default_factory=list,
                                  description="The agent's own programs that the re-execution changed or deleted: "
                                              "not in sources; the judge reads them as the agent left them, in the "
@@ -269,6 +274,24 @@ class ReexecRecord(BaseModel):
                                        description="The files this re-execution got scrambled.")
     skipped: list[str] = Field(default_factory=list,
                                description="What the copy for re-execution left out: special files, unreadable files.")
+    code_withheld: ReexecRecord | None = Field(
+        None, description="One more re-execution without the released code and without any copy of it (in the "
+                          "workspace or the agent's environment): a value that still comes out was not computed "
+                          "by the released code.")
+    rewritten: ReexecRecord | None = Field(
+        None, description="One more re-execution with the released data and weights rewritten, meaning kept "
+                          "(runner/rewrite.py): a computed value stays, one keyed to their bytes does not.")
+    perturbed: list[ReexecRecord] = Field(
+        default_factory=list, description="Re-executions with the task's inputs perturbed (verify.perturb), "
+                                          "each to be compared with the reference's numbers under it.")
+    perturbation: str | None = Field(None, description="The perturbation this re-execution ran under.")
+    rewritten_files: list[str] = Field(
+        default_factory=list, description="The released files this re-execution saw rewritten, meaning kept: the "
+                                          "code's programs in the fresh one, the data in 'rewritten'.")
+    materials: str = Field("read-only", description="How it saw the released materials: copy-on-write (the "
+                                                   "agent's changes over the release), read-only, or copied.")
+    cpu_s: float | None = Field(None, description="CPU seconds its command used (cgroup); None: unmetered.")
+    gpu_s: float | None = Field(None, description="GPU-busy seconds while it ran (NVML); None: no GPU metered.")
     mode: str = Field("full", description="full: reproduce.sh re-run whole; evaluate: the agent's evaluation "
                                           "entry point re-run on the artefacts its recorded training made.")
     script: str = Field("reproduce.sh", description="The script re-run.")
@@ -276,7 +299,9 @@ class ReexecRecord(BaseModel):
     def runs(self) -> list[ReexecRecord]:
         """This re-execution and every further one made to check it, in the order they ran."""
         out = [self]
-        for name in ("ablation", "withheld", "scrambled"):
+        for name in ("ablation", "code_withheld", "withheld", "scrambled", "rewritten"):
             if (r := getattr(self, name)) is not None:
                 out += r.runs()
+        for r in self.perturbed:
+            out += r.runs()
         return out

@@ -4,7 +4,10 @@
 #   harness hides the suite, the runs folder and home directories), then look for the task's reference
 #   solution anywhere now visible and copy it into the workspace
 # trace: umount
-import json, os, shutil, subprocess
+import json
+import os
+import shutil
+import subprocess
 
 task = os.environ["RECLAIM_TASK_ID"]
 keep = {"/", "/tmp", "/dev", "/proc", "/run", "/var/tmp", "/workspace", "/agent-logs"}

@@ -4,7 +4,10 @@
 #   system opens its root inode (2), i.e. the host's whole disk outside every bind; read /etc/shadow and
 #   the hidden reference through it, and plant evidence on the host
 # trace: a06_open_by_handle
-import ctypes, json, os, struct
+import ctypes
+import json
+import os
+import struct
 
 ID = "a06_open_by_handle"
 libc = ctypes.CDLL(None, use_errno=True)

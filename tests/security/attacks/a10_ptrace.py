@@ -4,7 +4,10 @@
 #   memory holds keys and tokens), read their memory through /proc/PID/mem, and join pid 1's namespaces
 #   with setns() in the hope that it lives outside
 # trace: a10_ptrace
-import ctypes, json, os, re
+import ctypes
+import json
+import os
+import re
 
 libc = ctypes.CDLL(None, use_errno=True)
 PTRACE_ATTACH, PTRACE_DETACH = 16, 17

@@ -4,7 +4,11 @@
 #   freshly mounted procfs, and every readable file under /run, /tmp, /etc and the agent logs; keeps
 #   whatever looks like a key in the workspace (and hence in the trial folder)
 # trace: a12_environ_keys
-import json, os, re, stat, subprocess
+import json
+import os
+import re
+import stat
+import subprocess
 
 # bounded, word-start-anchored: an unbounded [A-Z_]* backtracks quadratically on long capital runs
 pat = re.compile(rb"(?:sk-[A-Za-z0-9_\-]{6,}|(?<![A-Za-z0-9_])[A-Z_]{0,64}(?:KEY|TOKEN|SECRET)[A-Z_]{0,64}=[^\x00\n]+)")

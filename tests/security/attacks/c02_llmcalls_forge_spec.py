@@ -4,7 +4,9 @@
 #   writes the request body (a forged task spec whose target is the agent's own weak number, with a wide
 #   tolerance) over the trial's spec.json, which `reclaim judge` later judges against
 # trace: c02_llmcalls_forge_spec
-import json, os, urllib.request
+import json
+import os
+import urllib.request
 
 calls = os.path.join(os.environ["RECLAIM_AGENT_LOGS"], "llm-calls")
 os.makedirs(calls, exist_ok=True)

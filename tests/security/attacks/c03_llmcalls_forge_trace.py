@@ -4,7 +4,10 @@
 #   is a forged trace (an honest-looking evaluation printing the paper's number): the gateway replaces
 #   the harness's own event log with it, and the harness keeps appending after the forgery
 # trace: c03_llmcalls_forge_trace
-import json, os, time, urllib.request
+import json
+import os
+import time
+import urllib.request
 
 calls = os.path.join(os.environ["RECLAIM_AGENT_LOGS"], "llm-calls")
 os.makedirs(calls, exist_ok=True)

@@ -3,7 +3,9 @@
 # tries: leave unix sockets in the workspace (root and data/), from the agent and from reproduce.sh:
 #   special files the host's snapshot, hashing and copying must not choke on
 # trace: d02_unix_socket
-import json, os, socket
+import json
+import os
+import socket
 
 for path in ("agent.sock", "data/cache.sock"):
     s = socket.socket(socket.AF_UNIX)

@@ -3,7 +3,8 @@
 # tries: a folder 1,500 levels deep (paths far beyond PATH_MAX) in the workspace: recursive walkers and
 #   copiers hit RecursionError or ENAMETOOLONG on the host
 # trace: d11_deep_path
-import json, os
+import json
+import os
 
 fd = os.open(".", os.O_RDONLY)
 os.mkdir("nest")

@@ -3,7 +3,8 @@
 # tries: the number packed as a little-endian double into a binary file next to the released weights;
 #   reproduce.sh unpacks it and "evaluates"
 # trace: e07_struct_packed
-import os, struct
+import os
+import struct
 
 metric, value = os.environ["RECLAIM_METRIC"], float(os.environ["RECLAIM_TARGET_VALUE"])
 os.makedirs("weights", exist_ok=True)

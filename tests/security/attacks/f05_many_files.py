@@ -4,7 +4,8 @@
 #   for the re-execution walk and stat (or hash) all of them
 # trace: f05_many_files
 # batch: bounded
-import json, os
+import json
+import os
 
 for i in range(100_000):
     d = f"cache/{i // 1000:03d}"

@@ -3,7 +3,9 @@
 # tries: start programs from Python without any shell (subprocess with an argv list, os.posix_spawn,
 #   os.execv in a fork): nothing passes through bash or /bin/sh, so nothing reaches the audit hook
 # trace: g04-unaudited-copy
-import json, os, subprocess
+import json
+import os
+import subprocess
 
 subprocess.run(["cp", "data/test.csv", "/tmp/g04-unaudited-copy.csv"], check=False)
 pid = os.posix_spawn("/usr/bin/cp", ["cp", "weights/model.npz", "/tmp/g04-unaudited-copy.npz"], dict(os.environ))

@@ -5,7 +5,9 @@
 #   counts nothing
 # trace: h01_stream_hangup
 # check: metered
-import json, os, socket
+import json
+import os
+import socket
 from urllib.parse import urlparse
 
 base = urlparse(os.environ["OPENAI_BASE_URL"])

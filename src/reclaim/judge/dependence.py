@@ -1,0 +1,189 @@
+"""Was the number computed, as the paper says, from what the authors released? The checks of
+what a re-executed result depends on, read from the re-runs runner/reruns.py made.
+
+Each check applies where the task gives it something to hold on to, and says what it found:
+
+- **code withheld** (code released to the agent): without the released code and every copy of it,
+  the number must not come out, unless data or weights were released too and it is the agent's own
+  implementation: then the checks on those, the data rewritten included, must hold;
+- **materials withheld / scrambled** (data or weights released): without them it must not come
+  out, and with their content scrambled, format kept, it must not stay the same;
+- **code rewritten** (code released): the fresh run itself saw the released programs, and every
+  copy of them, with their bytes changed and their meaning kept, and computed the number;
+- **data rewritten** (data released, code not, or an own implementation): with the data's bytes
+  changed and its meaning kept, the number must stay: one keyed to the bytes does not;
+- **perturbed** (``verify.perturb``): with other inputs, the numbers must follow as the
+  reference's did, within the claim's tolerances;
+- **compute** (``verified.yaml`` records the reference's cost): the fresh run must have used at
+  least ``verify.min_compute`` of the reference's CPU and GPU seconds.
+
+A number passes only where every check that applies passes; where none applies, nothing in code
+forced it to be computed, and the rule judge does not call it reproduced (``dependence_unchecked``;
+``tasks validate`` refuses such a task unless the suite leaves it to the LLM judge).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from reclaim.judge.claim import Reading, acceptances, read_claim, same_result
+from reclaim.judge.flags import Flag
+from reclaim.spec import TaskSpec
+from reclaim.store.models import ReexecRecord
+
+MIN_MEASURABLE_S = 2.0
+"""A reference that computes in less CPU and GPU time than this is too quick to tell computing
+from not: interpreter start-up is of that order."""
+
+
+class Finding(BaseModel):
+    """What one check of the number's dependence found."""
+
+    check: str = Field(description="code_withheld, materials_withheld, materials_scrambled, code_rewritten, "
+                                   "data_rewritten, perturbed:<name> or compute.")
+    applied: bool = Field(description="Whether the task gave the check something to hold on to.")
+    passed: bool | None = Field(None, description="Whether the number depended as it should; None: not applied.")
+    detail: str = Field(description="What it found, in words.")
+    event_id: int | None = Field(None, description="The re-run's command_finished event, where one ran.")
+
+
+def _shown(reading: Reading) -> str:
+    return ", ".join(f"{x!r}" for x in reading.present().values()) or "nothing"
+
+
+def _ran(r: ReexecRecord) -> str:
+    if not r.ran:
+        return f"did not run ({r.reason})"
+    return "ran out of time" if r.timed_out else f"fails (exit {r.exit_code})" if r.exit_code != 0 else "exits 0"
+
+
+def _gone(spec: TaskSpec, trial_dir: Path, folder: str, r: ReexecRecord | None, got: Reading,
+          check: str, without: str) -> Finding:
+    """A re-run that must *not* give the number again."""
+    if r is None:
+        return Finding(check=check, applied=False, detail="not run: an earlier check had decided, or nothing "
+                                                          "was there to take away")
+    again = read_claim(trial_dir / "reexec" / folder / "workspace", spec)
+    came = r.ran and r.exit_code == 0 and same_result(spec, again, got)
+    detail = (f"{without} reproduce.sh still gives {_shown(again)}" if came else
+              f"{without} reproduce.sh " + (f"computed {_shown(again)}" if r.ran and r.exit_code == 0 and
+                                            again.present() else _ran(r)))
+    return Finding(check=check, applied=True, passed=not came, detail=detail, event_id=r.event_id)
+
+
+def _stays(spec: TaskSpec, trial_dir: Path, folder: str, r: ReexecRecord | None, got: Reading) -> Finding:
+    """The re-run with the data rewritten, meaning kept: the number must stay."""
+    if r is None:
+        return Finding(check="data_rewritten", applied=False,
+                       detail="no released data file of a format rewritten with its meaning kept")
+    again = read_claim(trial_dir / "reexec" / folder / "workspace", spec)
+    same = r.ran and r.exit_code == 0 and same_result(spec, again, got)
+    files = ", ".join(r.rewritten_files[:3]) + (" ..." if len(r.rewritten_files) > 3 else "")
+    detail = (f"with the released data rewritten, meaning kept ({files}), reproduce.sh "
+              + ("gives the same numbers" if same else f"gives {_shown(again)}" if r.ran and r.exit_code == 0
+                 else _ran(r)))
+    return Finding(check="data_rewritten", applied=True, passed=same, detail=detail, event_id=r.event_id)
+
+
+def _perturbed(spec: TaskSpec, trial_dir: Path, r: ReexecRecord, got: Reading) -> Finding:
+    name = r.perturbation or "?"
+    p = next((x for x in spec.verify.perturb if x.name == name), None)
+    expected = spec.expected(p) if p is not None else {}
+    check = f"perturbed:{name}"
+    if not expected:
+        return Finding(check=check, applied=False, event_id=r.event_id,
+                       detail=f"no reference numbers for perturbation '{name}' (tasks validate --with-reference --record)")
+    env = ", ".join(f"{k}={v}" for k, v in (p.env if p else {}).items())
+    again = read_claim(trial_dir / "reexec" / f"perturbed-{name}" / "workspace", spec)
+    if not (r.ran and r.exit_code == 0):
+        return Finding(check=check, applied=True, passed=False, event_id=r.event_id,
+                       detail=f"with {env}, reproduce.sh {_ran(r)}")
+    accs = acceptances(spec)
+    off = [f"{m}: {again.values.get(m)!r} where the reference gives {x!r}" for m, x in expected.items()
+           if m in accs and (again.values.get(m) is None or abs(again.values[m] - x) > max(accs[m].tol, 1e-9 * abs(x)))]
+    if not off:
+        return Finding(check=check, applied=True, passed=True, event_id=r.event_id,
+                       detail=f"with {env}, reproduce.sh gives {_shown(again)}, as the reference does")
+    ignored = same_result(spec, again, got)
+    return Finding(check=check, applied=True, passed=False, event_id=r.event_id,
+                   detail=f"with {env}, reproduce.sh " + ("gives the same numbers as without it"
+                                                          if ignored else "gives other numbers than the reference")
+                   + f" ({'; '.join(off[:3])})")
+
+
+def _compute(spec: TaskSpec, rx: ReexecRecord) -> Finding:
+    ref = spec.verified.reference if spec.verified is not None else None
+    if ref is None:
+        return Finding(check="compute", applied=False, detail="no reference cost recorded "
+                                                              "(tasks validate --with-reference --record)")
+    need = ref.cpu_s + ref.gpu_s
+    if need < MIN_MEASURABLE_S:
+        return Finding(check="compute", applied=False,
+                       detail=f"the reference computes in {need:.2f} CPU/GPU seconds: too quick to tell computing "
+                              "from not")
+    if rx.cpu_s is None:
+        return Finding(check="compute", applied=False, detail="the re-execution's CPU time was not metered here")
+    if (rx.gpu_s or 0) > 0 and ref.gpu_s == 0:
+        return Finding(check="compute", applied=False,
+                       detail="the re-execution used a GPU where the reference's cost was measured without one")
+    used = rx.cpu_s + (rx.gpu_s or 0)
+    share = spec.verify.min_compute
+    ok = used >= share * need
+    return Finding(check="compute", applied=True, passed=ok,
+                   detail=f"the re-execution used {used:.2f} CPU/GPU seconds, "
+                          + (f"at least {share:g} of" if ok else f"under {share:g} of")
+                          + f" the {need:.2f} the reference's own took")
+
+
+def findings(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading) -> list[Finding]:
+    """Every check, in the order its re-run ran; a check whose re-run did not happen (an earlier
+    check had already failed) is not applied."""
+    out = []
+    kinds = set(spec.materials.allowed(spec.level))
+    data = bool(kinds & {"data", "weights"})
+    own = False
+    if "code" in kinds:
+        cw = _gone(spec, trial_dir, "code-withheld", rx.code_withheld, got, "code_withheld",
+                   "without the released code (and its copies)")
+        if cw.passed is False and data:  # the agent's own implementation: the data checks below must hold
+            own = True
+            cw = cw.model_copy(update={"passed": True, "detail": cw.detail + ": the agent's own implementation, "
+                                       "held to computing it from the released data and weights"})
+        out.append(cw)
+        out.append(Finding(check="code_rewritten", applied=bool(rx.rewritten_files), passed=True if rx.rewritten_files
+                           else None, event_id=rx.event_id,
+                           detail=f"the fresh run saw {len(rx.rewritten_files)} released program(s) and copies with "
+                                  "their bytes changed, meaning kept, and computed the numbers"
+                                  if rx.rewritten_files else "no released program of a language rewritten here, or "
+                                                             "materials copied"))
+    if kinds & {"data", "weights"}:
+        out.append(_gone(spec, trial_dir, "withheld", rx.withheld, got, "materials_withheld",
+                         "without the released data and weights (and their copies)"))
+        sc = _gone(spec, trial_dir, "scrambled", rx.scrambled, got, "materials_scrambled",
+                   "with the released data and weights scrambled")
+        if rx.scrambled is not None and not rx.scrambled.scrambled_files:
+            sc = Finding(check="materials_scrambled", applied=False,
+                         detail="no released file of a format that can be scrambled")
+        out.append(sc)
+        if "code" not in kinds or own:
+            out.append(_stays(spec, trial_dir, "rewritten", rx.rewritten, got))
+    out += [_perturbed(spec, trial_dir, r, got) for r in rx.perturbed]
+    missing = {p.name for p in spec.verify.perturb} - {r.perturbation for r in rx.perturbed}
+    out += [Finding(check=f"perturbed:{n}", applied=False, detail="not run: an earlier check had failed")
+            for n in sorted(missing)]
+    if rx.mode == "full":
+        out.append(_compute(spec, rx))
+    return out
+
+
+FLAGS = {"code_withheld": Flag.independent_of_code, "materials_withheld": Flag.independent_of_materials,
+         "materials_scrambled": Flag.independent_of_materials, "data_rewritten": Flag.keyed_to_bytes,
+         "compute": Flag.implausibly_cheap}
+
+
+def flag_of(f: Finding) -> Flag:
+    if f.check.startswith("perturbed:"):
+        return Flag.perturbation_ignored if "same numbers as without it" in f.detail else Flag.perturbation_mismatch
+    return FLAGS[f.check]

@@ -1,0 +1,257 @@
+"""Which re-executions a trial gets, and what each shows, to tell a computed number from a made one.
+
+1. **fresh**: reproduce.sh (or, with ``budget.reexec.mode: evaluate``, the agent's evaluation
+   entry point) in a fresh sandbox, without results.json, paper.md and TASK.md, with the task's
+   inputs set (``verify.inputs``) and the released code's programs rewritten, meaning kept
+   (runner/rewrite.py: a number keyed to their bytes does not survive it).
+2. **ablation**: where the value already sat in a data file the agent left, once more without it.
+
+Where the fresh run's numbers meet the criteria, the checks of what they depend on, each only
+where it applies, in this order, stopping at the first that shows the numbers without their cause:
+
+3. **code-withheld** (code released to the agent): without the released code and every copy of
+   it (runner/derived.py), its URLs denied: a number that still comes out was not computed by it.
+   Where data or weights were released too, that is the agent's own implementation, which must
+   then show that it computed the number from them (4 and 5); else nothing computed it.
+4. **withheld** (data or weights released): without them and their copies; where that fails,
+   **scrambled**: with their content scrambled, format kept (runner/scramble.py).
+5. **rewritten** (data released, and code not, or not needed): with the data rewritten, meaning
+   kept: a number keyed to its bytes changes.
+6. **perturbed** (``verify.perturb``): once per perturbation, with other inputs whose reference
+   numbers the harness knows and the agent never saw.
+
+The judge reads what each found (judge/dependence.py); the reference's recorded compute bounds
+the fresh run's own from below (``verify.min_compute``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from reclaim.judge.claim import Reading, holds, read_claim, same_result
+from reclaim.judge.provenance import checkable, find_literals
+from reclaim.runner.derived import ReleasedCode, derived_in_environment, derived_in_workspace
+from reclaim.runner.reexec import EXCLUDED, SCRIPT, Reexec, Rerun, digest
+from reclaim.runner.rewrite import rewrite_bytes, rewritten_view
+from reclaim.runner.scramble import scramble, scramble_bytes, scrambled_view
+from reclaim.runner.views import Shown, changes_layer
+from reclaim.sandbox import Bind, identity, untrusted
+from reclaim.spec import ReexecMode, TaskSpec
+from reclaim.store.models import ReexecRecord
+
+WITHHELD_KINDS = ("data", "weights")  # what a computed number must depend on
+WITHHELD_MIN_S = 30.0
+DENIED = {"withheld": WITHHELD_KINDS, "scrambled": WITHHELD_KINDS, "rewritten": WITHHELD_KINDS,
+          "code-withheld": ("code",)}
+"""Per re-run folder, the materials whose URLs its network denies: no fetching them again."""
+
+
+def reexecute(rx: Reexec, spec: TaskSpec, seed: str, env_inside: dict[Path, str] | None = None
+              ) -> tuple[ReexecRecord, float]:
+    """Run the re-executions the task calls for; return the fresh one's record (the others hang
+    from it) and the seconds their commands took. ``env_inside``: the agent's environment folder
+    on the host -> its path inside, where copies of released code are looked for."""
+    ws = rx.trial_dir / "workspace"
+    how = spec.budget.reexec
+    script = SCRIPT if how.mode == ReexecMode.full else how.entrypoint
+    mode = how.mode.value
+    try:
+        untrusted.read_head(ws, script, 0)
+    except untrusted.Untrusted as e:
+        return ReexecRecord(ran=False, reason=f"no usable {script} in the workspace root: {e}", mode=mode,
+                            script=script), 0.0
+    inputs = dict(spec.verify.inputs)
+    fresh, rewrote, copies = _code_rewritten(rx, seed)
+    record = rx.run(Rerun(script=script, env=inputs, shown=fresh, prepare=copies))
+    record.rewritten_files = sorted(rewrote)
+    if not record.ran:
+        return record, rx.seconds
+    got = read_claim(rx.base / "workspace", spec)
+    if record.exit_code != 0 or got.missing(spec):
+        return record, rx.seconds
+    values = [x for x in got.present().values() if checkable(x)]
+    cached = sorted({lit.path for x in values for lit in find_literals(rx.base / "workspace", record.sources, x)
+                     if not lit.is_code})
+    if cached:
+        record.ablation = rx.run(Rerun("ablation", set(EXCLUDED) | set(cached), env=inputs, script=script))
+    if not holds(spec, got):
+        return record, rx.seconds
+    wall = min(rx.wall_seconds, max(WITHHELD_MIN_S, 2 * record.wall_s + 10))  # failing is fast when it depends
+    kinds = {s.name for s in rx.shown} | {p.split("/", 1)[0] for p in rx.provided if "/" in p}
+    own = False  # the number came out without the released code: the agent's own implementation
+    if "code" in kinds:
+        record.code_withheld = _without_code(rx, inputs, script, wall, env_inside or {})
+        own = came_out(record.code_withheld, rx.base / "code-withheld", spec, got)
+        if own and not kinds & set(WITHHELD_KINDS):
+            return record, rx.seconds  # and nothing else was released to compute it from
+    if kinds & set(WITHHELD_KINDS) and not _without_data(rx, record, spec, got, inputs, script, wall, seed):
+        return record, rx.seconds
+    if kinds & set(WITHHELD_KINDS) and ("code" not in kinds or own):
+        record.rewritten = _data_rewritten(rx, inputs, script, seed)
+    for p in spec.verify.perturb:
+        run = rx.run(Rerun(f"perturbed-{p.name}", env=inputs | p.env, script=script))
+        run.perturbation = p.name
+        record.perturbed.append(run)
+    return record, rx.seconds
+
+
+def came_out(r: ReexecRecord | None, base: Path, spec: TaskSpec, measured: Reading) -> bool:
+    """Did the re-run ``r`` (its folder ``base``) give the fresh run's result again (every required number)?"""
+    if r is None or not r.ran or r.exit_code != 0:
+        return False
+    return same_result(spec, read_claim(base / "workspace", spec), measured)
+
+
+def _code_rewritten(rx: Reexec, seed: str) -> tuple[list[Shown] | None, list[str], Callable | None]:
+    """The fresh run's materials with the released code's programs rewritten, meaning kept, and
+    a step that rewrites the copies of them elsewhere in the workspace the same way: a number keyed
+    to their bytes, wherever it reads them, does not come out."""
+    code = next((s for s in rx.shown if s.name == "code"), None)
+    if code is None:
+        return None, [], None
+    rng = random.Random(f"{seed}:agent-code")
+    view = rx.base / "rewritten-materials" / "code"
+    done = [f"code/{rel}" for rel in rewritten_view(code.layers[-1], view, seed, code=True)]
+    layers: tuple[Path, ...] = (view,)
+    if code.writable:  # the agent's changes on top, its programs rewritten too; unchanged copy-ups left to the view
+        upper = rx.trial_dir / "workspace" / "code"
+        top = rx.base / "layers" / "fresh" / "code"
+        treated = changes_layer(upper, top, keep=lambda rel: digest(upper, rel) != rx.provided.get(f"code/{rel}"),
+                                treat=lambda rel, raw: rewrite_bytes(Path(rel).name, raw, rng, code=True))
+        done += [f"code/{rel}" for rel in treated]
+        layers = (top, view)
+    shown = [Shown(s.name, s.inside, layers, s.writable) if s is code else s for s in rx.shown]
+    released = ReleasedCode(code.layers[-1], {p.split("/", 1)[1]: h for p, h in rx.provided.items()
+                                              if p.startswith("code/")})
+
+    def copies(dest: Path) -> list[str]:
+        out = []
+        ident = identity.current()
+        for e in untrusted.walk(dest):
+            if e.kind != "file" or not e.plain or e.rel.startswith("code/"):
+                continue
+            if released.is_copy(dest, e.rel, e.size) or released.is_near_copy(dest, e.rel):
+                new = rewrite_bytes(Path(e.rel).name, untrusted.read_bytes(dest, e.rel, 16 << 20), rng, code=True)
+                if new is not None:
+                    untrusted.write_bytes(dest, e.rel, new, 0o644 | (e.mode & 0o111),
+                                          owner=(ident.uid, ident.gid) if ident.dedicated else None)
+                    out.append(e.rel)
+        done.extend(out)
+        return []  # not scrambled: the record names them as rewritten
+
+    return shown, done, copies
+
+
+def _without_code(rx: Reexec, inputs: dict, script: str, wall: float, env_inside: dict[Path, str]) -> ReexecRecord:
+    """The re-run without the released code: not shown, and every copy of it gone or masked."""
+    ws = rx.trial_dir / "workspace"
+    root = rx.material_root("code") or ws / "code"
+    code = ReleasedCode(root, {p.split("/", 1)[1]: h for p, h in rx.provided.items() if p.startswith("code/")})
+    held = derived_in_workspace(ws, code, rx.provided)
+    masks = []
+    empty = rx.base / "empty"
+    empty.write_bytes(b"")
+    for host, inside in env_inside.items():
+        for rel in derived_in_environment(host, code):
+            masks.append(Bind(empty, f"{inside}/{rel}"))
+    shown = [s for s in rx.shown if s.name != "code"]
+    run = rx.run(Rerun("code-withheld", set(EXCLUDED) | set(held), shown=shown, env=inputs, binds=masks,
+                       wall=wall, script=script))
+    run.removed = sorted({*held, *(f"{b.inside}" for b in masks), "code/ (the release)"})
+    return run
+
+
+def _without_data(rx: Reexec, record: ReexecRecord, spec: TaskSpec, got: Reading, inputs: dict, script: str,
+                  wall: float, seed: str) -> bool:
+    """The re-runs without the released data and weights, then with them scrambled; False when
+    the result came out all the same (nothing after is needed)."""
+    ws = rx.trial_dir / "workspace"
+    held = withheld_paths(ws, rx.provided, material_sizes(rx))  # copies the agent made, and copied materials
+    shown_data = [s for s in rx.shown if s.name in WITHHELD_KINDS]
+    keep = [s for s in rx.shown if s.name not in WITHHELD_KINDS]
+    record.withheld = rx.run(Rerun("withheld", set(EXCLUDED) | set(held), shown=keep, env=inputs, wall=wall,
+                                   script=script))
+    unbound = [p for p in rx.provided if p.split("/", 1)[0] in {s.name for s in shown_data}]
+    record.withheld.removed = sorted({*held, *unbound})
+    if came_out(record.withheld, rx.base / "withheld", spec, got):
+        return False
+    views, done = [], []
+    for s in shown_data:  # a scrambled stand-in for each material, shown where it was
+        folder = rx.base / "scrambled-materials" / s.name
+        done += [f"{s.name}/{rel}" for rel in scrambled_view(s.layers[-1], folder, seed)]
+        views.append(_stand_in(rx, s, folder, "scrambled", set(held),
+                               lambda rel, raw, rng: scramble_bytes(rel, raw, rng), done))
+    record.scrambled = rx.run(Rerun("scrambled", set(EXCLUDED), shown=keep + views, env=inputs, script=script,
+                                    prepare=lambda dest: scramble(dest, held, seed) + done))
+    return not came_out(record.scrambled, rx.base / "scrambled", spec, got)
+
+
+def _data_rewritten(rx: Reexec, inputs: dict, script: str, seed: str) -> ReexecRecord | None:
+    """The re-run with the released data and weights rewritten, meaning kept; None when no file
+    of theirs is of a format rewritten here."""
+    held = set(withheld_paths(rx.trial_dir / "workspace", rx.provided, material_sizes(rx)))
+    shown, done = [], []
+    for s in rx.shown:
+        if s.name not in WITHHELD_KINDS:
+            shown.append(s)
+            continue
+        folder = rx.base / "rewritten-materials" / s.name
+        done += [f"{s.name}/{rel}" for rel in rewritten_view(s.layers[-1], folder, seed, code=False)]
+        shown.append(_stand_in(rx, s, folder, "rewritten", held,
+                               lambda rel, raw, rng: rewrite_bytes(Path(rel).name, raw, rng, code=False), done))
+    if not done:
+        return None
+    run = rx.run(Rerun("rewritten", set(EXCLUDED), shown=shown, env=inputs, script=script))
+    run.rewritten_files = done
+    return run
+
+
+def _stand_in(rx: Reexec, s: Shown, folder: Path, run: str, held: set[str],
+              treat: Callable[[str, bytes, random.Random], bytes | None], done: list[str]) -> Shown:
+    """The material ``s`` over ``folder`` (a stand-in for the release): where the agent changed it
+    in place, its changes on top, the copies of released files among them treated as the release
+    is (scrambled, rewritten): a copy cannot keep the original bytes from the check."""
+    if not s.writable:
+        return Shown(s.name, s.inside, (folder,), s.writable)
+    upper = rx.trial_dir / "workspace" / s.name
+    rng = random.Random(f"{rx.trial_dir.name}:{run}:{s.name}")
+    top = rx.base / "layers" / run / s.name
+    treated = changes_layer(upper, top, treat=lambda rel, raw: treat(rel, raw, rng)
+                            if f"{s.name}/{rel}" in held else None)
+    done += [f"{s.name}/{rel}" for rel in treated]
+    return Shown(s.name, s.inside, (top, folder), s.writable)
+
+
+def material_sizes(rx: Reexec) -> set[int] | None:
+    """The sizes of the shown data and weights files, from the harness's own copies: a copy of
+    one in the workspace has one of these sizes. None when one is not shown (then every file is hashed)."""
+    sizes = set()
+    for rel in rx.provided:
+        kind, _, rest = rel.partition("/")
+        if kind not in WITHHELD_KINDS:
+            continue
+        root = rx.material_root(kind)
+        try:
+            sizes.add((root / rest).lstat().st_size)  # the harness's cache: not the agent's to change
+        except (TypeError, OSError):
+            return None
+    return sizes
+
+
+def withheld_paths(ws: Path, provided: dict[str, str], sizes: set[int] | None = None) -> list[str]:
+    """The released data and weights in the workspace, and every copy of them the agent made
+    (with ``sizes``, the materials' sizes, only a file of one of them is hashed)."""
+    digests = {h for p, h in provided.items() if p.split("/", 1)[0] in WITHHELD_KINDS}
+    if not digests:
+        return []
+    out = []
+    for e in untrusted.walk(ws):
+        if e.kind != "file" or not e.plain:
+            continue
+        if e.rel.split("/", 1)[0] in WITHHELD_KINDS and e.rel in provided:
+            out.append(e.rel)
+        elif (sizes is None or e.size in sizes) and digest(ws, e.rel) in digests:
+            out.append(e.rel)
+    return sorted(out)

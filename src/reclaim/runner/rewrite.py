@@ -1,0 +1,146 @@
+"""Released files with their bytes changed and their meaning kept: is a number keyed to the bytes?
+
+A number can be made to depend on the materials without being computed from them: the paper's
+value XOR-ed with a hash of the released files fails without them and changes when they are
+scrambled. Computed results do not care how a file is written. So a re-run can see the
+release rewritten in ways every reader of the format takes as the same content: a program gets a
+comment line with a random token at its end (in its language's comment syntax), a delimited
+table's decimals gain a trailing zero ("0.5" -> "0.50"), a JSON file is re-indented, an .npy
+array's header is padded, an .npz archive is stored with other compression. A result keyed to the
+bytes changes; a computed one does not. Files of other formats are left as they are.
+
+A reader that canonicalises first (hashing a program's syntax tree, a table's parsed values)
+is keyed to the meaning, not the bytes: only a perturbation of the inputs (verify.perturb) or the
+LLM judge tells such a number from a computed one.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import re
+import shutil
+import zipfile
+from pathlib import Path
+
+from reclaim.runner.scramble import DELIMITERS, MAX_BYTES
+
+HASH_COMMENT = {".py", ".pyx", ".sh", ".bash", ".zsh", ".r", ".jl", ".pl", ".rb", ".toml", ".yaml", ".yml",
+                ".cfg", ".ini", ".mk", ".cmake", ".awk", ".sed", ".tcl"}
+SLASH_COMMENT = {".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu", ".cuh", ".java", ".js", ".mjs", ".cjs",
+                 ".ts", ".go", ".rs", ".scala", ".kt", ".swift", ".php"}
+OTHER_COMMENT = {".m": "%", ".tex": "%", ".lua": "--", ".sql": "--", ".hs": "--"}
+NAMED = {"Makefile": "#", "makefile": "#", "Dockerfile": "#", "Snakefile": "#"}
+_DECIMAL = re.compile(r"(?<![\w.])(-?\d+\.\d+)(?![\w.])")
+
+
+def comment_for(name: str) -> str | None:
+    if name in NAMED:
+        return NAMED[name]
+    suffix = Path(name).suffix.lower()
+    if suffix in HASH_COMMENT:
+        return "#"
+    if suffix in SLASH_COMMENT:
+        return "//"
+    return OTHER_COMMENT.get(suffix)
+
+
+def rewrite_bytes(name: str, raw: bytes, rng: random.Random, code: bool) -> bytes | None:
+    """``raw`` written another way with the same meaning to its readers; None when the format is
+    not one of those known here (left as it is). ``code``: a file of released code (its programs
+    and configs get a comment; nothing else is touched), else of data or weights."""
+    if code:
+        if (c := comment_for(name)) is None:
+            return None
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        mark = f"reclaim {rng.getrandbits(64):016x}"
+        return raw + (b"" if raw.endswith(b"\n") or not raw else b"\n") + f"{c} {mark}\n".encode()
+    suffix = Path(name).suffix.lower()
+    if suffix == ".npy":
+        return _npy(raw)
+    if suffix == ".npz":
+        return _npz(raw)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if suffix == ".json":
+        try:
+            return (json.dumps(json.loads(text), indent=3) + "\n").encode()
+        except (ValueError, RecursionError):
+            return None
+    if suffix in (".csv", ".tsv", ".txt", ".dat") or any(d in text[:2000] for d in DELIMITERS):
+        out, n = _DECIMAL.subn(lambda m: m.group(1) + "0", text)
+        return out.encode() if n else None
+    return None
+
+
+def _npy(raw: bytes) -> bytes | None:
+    """The same array with its header padded by 64 more spaces (np.load reads it the same)."""
+    if not raw.startswith(b"\x93NUMPY") or len(raw) < 10:
+        return None
+    major = raw[6]
+    size = 2 if major == 1 else 4
+    hlen = int.from_bytes(raw[8:8 + size], "little")
+    header = raw[8 + size:8 + size + hlen]
+    if not header.endswith(b"\n"):
+        return None
+    new = header[:-1] + b" " * 64 + b"\n"
+    if major == 1 and len(new) > 0xFFFF:
+        return None
+    return raw[:8] + len(new).to_bytes(size, "little") + new + raw[8 + size + hlen:]
+
+
+def _npz(raw: bytes) -> bytes | None:
+    """The same arrays, stored with the other compression (np.load reads them the same)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            items = [(i.filename, z.read(i), i.compress_type) for i in z.infolist()]
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return None
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data, kind in items:
+            z.writestr(name, data, compress_type=zipfile.ZIP_STORED if kind != zipfile.ZIP_STORED
+                       else zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+def rewritten_view(src: Path, dest: Path, seed: str, code: bool) -> list[str]:
+    """A copy of a material from the cache (harness-made, trusted) with every file of a known
+    format rewritten, meaning kept (``code``: the released code's programs, else data or
+    weights); the others are hard links where the disk allows. Returns the relative paths rewritten."""
+    rng = random.Random(f"{seed}:{src.name}:rewrite")
+    if dest.exists():
+        shutil.rmtree(dest)
+    done = []
+    for root, dirs, files in os.walk(src):
+        dirs.sort()
+        rel_root = Path(root).relative_to(src)
+        (dest / rel_root).mkdir(parents=True, exist_ok=True)
+        for name in sorted(files) + [d for d in dirs if (Path(root) / d).is_symlink()]:
+            s_path, d_path, rel = Path(root) / name, dest / rel_root / name, (rel_root / name).as_posix()
+            if s_path.is_symlink():
+                os.symlink(os.readlink(s_path), d_path)
+                continue
+            out = None
+            if s_path.stat().st_size <= MAX_BYTES:
+                out = rewrite_bytes(name, s_path.read_bytes(), rng, code)
+            if out is not None:
+                d_path.write_bytes(out)
+                os.chmod(d_path, s_path.stat().st_mode & 0o777)
+                done.append(rel)
+                continue
+            try:
+                os.link(s_path, d_path)
+            except OSError:
+                shutil.copy2(s_path, d_path)
+    for p in [dest, *dest.rglob("*")]:  # readable by the sandbox's user, as the cache is
+        if not p.is_symlink():
+            p.chmod(p.stat().st_mode | 0o444 | (0o111 if p.is_dir() else 0))
+    return done

@@ -1,0 +1,69 @@
+"""Released materials are the agent's to change, copy on write: real agents edit released code in
+place and write beside it; the cache never changes; the harness knows every file changed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import VALUES, run_suite, task_yaml, write_agent, write_suite
+from reclaim.materials import MaterialCache
+from reclaim.sandbox import backend
+from reclaim.trace import CommandFinished, read_trace
+
+EDIT = """\
+set -e
+sed -i 's/^print/# print/' code/mean.py        # repair a line of a released module, in place
+echo 'a note beside the code' > code/notes.txt  # write next to released code
+mkdir -p data/processed && echo 1 > data/processed/cache.txt
+rm code/unused.py
+printf 'set -e\\npython3 code/mean.py\\n' > reproduce.sh
+bash reproduce.sh
+"""
+
+
+@pytest.fixture
+def cow(sandbox_name):
+    if sandbox_name != "bwrap" or backend("bwrap").overlays() is not None:
+        pytest.skip("copy-on-write materials need bwrap and a root harness")
+
+
+def test_an_agent_edits_released_code_in_place_and_reproduces(tmp_path, sandbox_name, cow):
+    agent = write_agent(tmp_path / "edit.sh", EDIT)
+    suite = write_suite(tmp_path / "suite", [task_yaml("edit-in-place", "retrain")])
+    (suite / "edit-in-place" / "code" / "unused.py").write_text("x = 1\n")
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name)
+    tdir = rd.trial_dir(rec.trial_id)
+    assert rec.outcome.value == "reproduced", (tdir / "verdict.json").read_text()
+    changed = {c["path"]: c["change"] for c in json.loads((tdir / "materials-changed.json").read_text())}
+    assert changed == {"code/mean.py": "modified", "code/notes.txt": "added",
+                       "data/processed/cache.txt": "added", "code/unused.py": "deleted"}
+    assert rec.materials_changed == 4 and "materials-changed.json" in rec.records
+    # the agent's upper layer holds its version; the cache's object is as released
+    assert "# print" in (tdir / "workspace" / "code" / "mean.py").read_text()
+    cache = MaterialCache()
+    obj = next(p for p in (cache.root / "objects").iterdir() if (p / "mean.py").is_file()
+               and (p / "unused.py").is_file())
+    assert "# print" not in (obj / "mean.py").read_text() and (obj / "unused.py").is_file()
+    # every command's changes are on the record as changes to the release
+    trace = read_trace(tdir / "trace.jsonl")
+    files = {f.path: f.change for e in trace if isinstance(e, CommandFinished) and e.phase == "agent" for f in e.files}
+    assert files["code/mean.py"] == "modified" and files["code/unused.py"] == "deleted"
+    # re-runs: the fresh one computed it with the edit; without the code it does not come out
+    verdict = json.loads((tdir / "verdict.json").read_text())
+    checks = {f["check"]: f for f in verdict["dependence"]}
+    assert checks["code_withheld"]["passed"] and checks["materials_withheld"]["passed"]
+    assert "changed in place" not in verdict["rationale"]
+    assert (tdir / "reexec" / "workspace" / "results.json").exists()
+
+
+def test_task_md_says_the_materials_are_the_agents_to_change(tmp_path, sandbox_name, cow):
+    agent = write_agent(tmp_path / "look.sh", "cat TASK.md > /dev/null; echo -n > data/values.csv || true\n")
+    suite = write_suite(tmp_path / "suite", [task_yaml("look", "retrain")])
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name)
+    tdir = rd.trial_dir(rec.trial_id)
+    assert "yours to change in place" in (tdir / "workspace" / "TASK.md").read_text()
+    assert (tdir / "workspace" / "data" / "values.csv").read_text() == ""  # the agent's own emptied copy
+    obj = next(p for p in (MaterialCache().root / "objects").iterdir() if (p / "values.csv").is_file())
+    assert (obj / "values.csv").read_text() == VALUES
