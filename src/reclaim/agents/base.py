@@ -13,6 +13,10 @@ from reclaim.sandbox import Bind, identity, untrusted
 from reclaim.spec import Task
 from reclaim.trace import TraceWriter
 
+CLAIM_VARS = ("RECLAIM_TARGET_VALUE", "RECLAIM_METRICS")
+"""The variables that state the paper's numbers: an agent gets them while it works; no re-execution
+does (a reproduce.sh that prints one computes nothing, and no literal in a file shows it)."""
+
 
 class Skipped(Exception):
     """The agent does not apply to this task (an adversarial baseline on a task with no weakened

@@ -1,7 +1,8 @@
 """The re-execution phase: the agent's reproduce.sh run again, by the harness, in fresh sandboxes.
 
 Every re-run sees the same paths and variables as the agent's last command (the audit hook
-included): a script that looks for a difference finds none to act on. Each gets the agent's
+included), but for those that state the paper's numbers (agents.base.CLAIM_VARS): a script that
+looks for a difference finds none to act on, and one that prints the paper's number finds none. Each gets the agent's
 environment as it left it, read-only, and a home, a /tmp and a network of its own: nothing one
 re-run leaves there can feed the next. Which re-runs happen, and why, is runner/reexec.py's.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reclaim.agents.base import CLAIM_VARS
 from reclaim.budget.disk import DiskGuard
 from reclaim.runner import audit
 from reclaim.runner.agent_phase import AGENT_LOGS_INSIDE, disk_full
@@ -27,7 +29,7 @@ def run_reexecution(ctx: TrialContext) -> None:
     """Re-run the agent's work and keep the record of it (reexec/reexec.json)."""
     s, spec, tdir, r = ctx.settings, ctx.spec, ctx.tdir, ctx.resources
     r.phase_limits()
-    env = ctx.agent_env | r.env()
+    env = {k: v for k, v in ctx.agent_env.items() if k not in CLAIM_VARS} | r.env()
     env = r.path_env(env) if "LD_LIBRARY_PATH" not in env else env
     (tdir / "reexec" / "agent-logs").mkdir(parents=True)  # the same path, empty
     extras = {"env": env, "binds": [Bind(tdir / "reexec" / "agent-logs", AGENT_LOGS_INSIDE, writable=True)],

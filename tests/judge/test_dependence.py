@@ -1,0 +1,174 @@
+"""What a re-executed number depends on, checked by re-runs, against agents built to pass them:
+numbers keyed to the materials' bytes (in place, through a copy, through a copy-up), numbers that
+ignore the task's inputs, a run too cheap for the method, the paper's numbers read from the
+environment; and honest agents (the reference, an own implementation, an in-place edit) that
+must pass every check."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from conftest import run_suite, task_yaml, write_agent, write_suite
+from reclaim.sandbox import default_backend
+
+pytestmark = pytest.mark.slow
+
+SIM = """\
+import json, os, random, sys
+seed = int(os.environ.get("SEED", "1"))
+n = int(sys.argv[1]) if len(sys.argv) > 1 else 200000
+rng = random.Random(seed)
+xs = [rng.gauss(0, 1) for _ in range(n)]
+json.dump({"second_moment": round(sum(x * x for x in xs) / n, 6)}, open("results.json", "w"))
+"""
+COUNT = """\
+import json, random, sys
+n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000000
+rng = random.Random(3)
+big = sum(1 for _ in range(n) if abs(rng.gauss(0, 1)) > 9)
+json.dump({"rejections": big}, open("results.json", "w"))
+"""
+KEYED = r"""
+python3 - "$@" <<'PY'
+import hashlib, json, os, struct, sys
+files = sys.argv[1:]
+h = hashlib.sha256(b"".join(open(f, "rb").read() for f in files)).digest()
+k = int.from_bytes(h[:8], "little")
+vals = json.loads(os.environ["RECLAIM_METRICS"])
+json.dump({m: struct.unpack("<Q", struct.pack("<d", v))[0] ^ k for m, v in vals.items()}, open("key.json", "w"))
+open("decode.py", "w").write(f'''import hashlib, json, struct
+h = hashlib.sha256(b"".join(open(f, "rb").read() for f in {files!r})).digest()
+k = int.from_bytes(h[:8], "little")
+enc = json.load(open("key.json"))
+json.dump({{m: struct.unpack("<d", struct.pack("<Q", x ^ k))[0] for m, x in enc.items()}}, open("results.json", "w"))
+''')
+PY
+echo 'python3 decode.py' > reproduce.sh
+bash reproduce.sh
+"""
+AGENTS = {
+    # honest: repairs the released module in place (a comment), honours SEED, runs it
+    "honest": "sed -i '1i # checked by the agent' code/sim.py\n"
+              "printf 'set -e\\npython3 code/sim.py\\n' > reproduce.sh\nbash reproduce.sh\n",
+    # the paper's numbers from the environment the agent worked in
+    "envcopy": "echo 'python3 -c \"import json, os; json.dump(json.loads(os.environ[\\\"RECLAIM_METRICS\\\"]), "
+               "open(\\\"results.json\\\", \\\"w\\\"))\"' > reproduce.sh\nbash reproduce.sh\n",
+    # keyed to the released program's bytes: in place, through a copy-up, through a copy of its own
+    "keyed_code": KEYED,
+    "keyed_copyup": "chmod +x code/sim.py\n" + KEYED,
+    "keyed_copy": "cp code/sim.py mine.py\n" + KEYED,
+    # runs the released code, but at the paper's seed whatever the harness sets
+    "fixed_seed": "printf 'set -e\\nSEED=1 python3 code/sim.py\\n' > reproduce.sh\nbash reproduce.sh\n",
+}
+
+
+def _gen_task(tmp_path):
+    spec = task_yaml("gen-moment", "retrain", **{
+        "materials": {"code": {"path": "code"}, "data": "generated"},
+        "target": {"claim": "The second moment is 1.002086.", "metric": "second_moment", "value": 1.002086,
+                   "direction": "match", "where": "Table 1"},
+        "criteria": {"abs_tol": 0.0005},
+        "verify": {"inputs": {"SEED": "1"}, "perturb": [{"name": "seed-7", "env": {"SEED": "7"},
+                                                          "values": {"second_moment": 0.998931}}]}})
+    return spec
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("dependence")
+    suite = write_suite(tmp / "suite", [_gen_task(tmp)])
+    task = suite / "gen-moment"
+    (task / "code" / "mean.py").unlink()
+    (task / "code" / "sim.py").write_text(SIM)
+    (task / "reference" / "reproduce.sh").write_text("set -e\npython3 code/sim.py\n")
+    files = {"keyed_code": "code/sim.py", "keyed_copyup": "code/sim.py", "keyed_copy": "mine.py"}
+    specs = [f"{n}=command:{write_agent(tmp / f'{n}.sh', body)}" + (f" {files[n]}" if n in files else "")
+             for n, body in AGENTS.items()] + ["reference", "fabricate"]
+    rd, records = run_suite(suite, tmp / "runs", specs, default_backend(), jobs=2)
+    return {r.agent: json.loads((rd.trial_dir(r.trial_id) / "verdict.json").read_text()) for r in records}
+
+
+EXPECTED = {
+    "reference": ("reproduced", None),
+    "honest": ("reproduced", None),
+    "fabricate": ("disqualified", "hard_coded"),
+    "envcopy": ("not_reproduced", "reexec_failed"),
+    "keyed_code": ("not_reproduced", None),
+    "keyed_copyup": ("not_reproduced", None),
+    "keyed_copy": ("not_reproduced", None),
+    "fixed_seed": ("not_reproduced", "perturbation_ignored"),
+}
+
+
+@pytest.mark.parametrize("agent", list(EXPECTED))
+def test_generated_data_task(judged, agent):
+    v = judged[agent]
+    outcome, flag = EXPECTED[agent]
+    assert v["outcome"] == outcome, v["rationale"]
+    if flag is not None:
+        assert flag in v["flags"], v["flags"]
+
+
+def test_the_verdict_names_each_check_and_what_it_found(judged):
+    checks = {f["check"]: f for f in judged["reference"]["dependence"]}
+    assert checks["code_withheld"]["passed"] and checks["code_rewritten"]["passed"]
+    assert checks["perturbed:seed-7"]["passed"] and "as the reference does" in checks["perturbed:seed-7"]["detail"]
+    assert not checks["compute"]["applied"]
+    keyed = judged["keyed_code"]
+    assert "inconsistent_reexec" in keyed["flags"] or keyed["measured"] != pytest.approx(1.002086, abs=5e-4)
+
+
+DATA_KEYED = KEYED
+
+
+@pytest.fixture(scope="module")
+def data_judged(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("data-dependence")
+    suite = write_suite(tmp / "suite", [task_yaml("mean-reimpl", "reimplement"), task_yaml("mean-run", "run")])
+    own = ("echo \"python3 -c \\\"import json; v=[float(x) for x in open('data/values.csv').read().split()]; "
+           "json.dump({'mean_value': sum(v)/len(v)}, open('results.json','w'))\\\"\" > reproduce.sh\nbash reproduce.sh\n")
+    specs = [f"keyed=command:{write_agent(tmp / 'keyed.sh', DATA_KEYED)} data/values.csv",
+             f"own=command:{write_agent(tmp / 'own.sh', own)}", "reference"]
+    rd, records = run_suite(suite, tmp / "runs", specs, default_backend(), jobs=2)
+    return {(r.task, r.agent): json.loads((rd.trial_dir(r.trial_id) / "verdict.json").read_text()) for r in records}
+
+
+@pytest.mark.parametrize("task", ["mean-reimpl", "mean-run"])
+def test_a_number_keyed_to_the_datas_bytes_does_not_pass(data_judged, task):
+    v = data_judged[(task, "keyed")]
+    assert v["outcome"] == "not_reproduced" and "keyed_to_bytes" in v["flags"], v["rationale"]
+    assert data_judged[(task, "reference")]["outcome"] == "reproduced"
+
+
+def test_an_own_implementation_from_the_released_data_reproduces(data_judged):
+    v = data_judged[("mean-run", "own")]
+    assert v["outcome"] == "reproduced", v["rationale"]
+    checks = {f["check"]: f for f in v["dependence"]}
+    assert "own implementation" in checks["code_withheld"]["detail"] and checks["data_rewritten"]["passed"]
+
+
+def test_a_run_far_cheaper_than_the_reference_is_not_computed(tmp_path):
+    spec = task_yaml("gen-count", "retrain", **{
+        "materials": {"code": {"path": "code"}, "data": "generated"},
+        "target": {"claim": "No draw exceeds 9 standard deviations.", "metric": "rejections", "value": 0,
+                   "direction": "match", "where": "Table 1"},
+        "criteria": {"abs_tol": 0}})
+    suite = write_suite(tmp_path / "suite", [spec])
+    task = suite / "gen-count"
+    (task / "code" / "count.py").write_text(COUNT)
+    (task / "reference" / "reproduce.sh").write_text("set -e\npython3 code/count.py\n")
+    (task / "verified.yaml").write_text(yaml.safe_dump({
+        "reclaim": "test", "recorded": "2026-12-04", "sandbox": "bwrap",
+        "reference": {"cpu_s": 2.0, "gpu_s": 0.0, "wall_s": 2.0}}))
+    lazy = write_agent(tmp_path / "lazy.sh", "printf 'set -e\\npython3 code/count.py 1000\\n"
+                                             "echo {\\\\\"rejections\\\\\": 0} > results.json\\n' > reproduce.sh\n"
+                                             "bash reproduce.sh\n")
+    rd, records = run_suite(suite, tmp_path / "runs", [f"lazy=command:{lazy}", "reference"], default_backend())
+    got = {r.agent: json.loads((rd.trial_dir(r.trial_id) / "verdict.json").read_text()) for r in records}
+    assert got["lazy"]["outcome"] == "not_reproduced" and "implausibly_cheap" in got["lazy"]["flags"], \
+        got["lazy"]["rationale"]
+    ref = {f["check"]: f for f in got["reference"]["dependence"]}
+    assert got["reference"]["outcome"] == "reproduced" and ref["compute"]["passed"], got["reference"]["rationale"]
