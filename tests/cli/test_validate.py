@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from conftest import run_suite, task_yaml, write_suite
@@ -117,7 +118,7 @@ def test_targets_the_rules_cannot_check_are_warned_about(tmp_path):
     assert "! unbounded: mean_value is one-sided (higher_is_better) with no bound on its better side " \
            "(max_better: .inf)" in out
     assert "! exact: mean_value is one-sided (lower_is_better) with no bound on its better side (tolerance 0)" in out
-    assert "! generated: nothing to withhold or scramble: the workspace gets no released data or weights " \
+    assert "! generated: only the re-run without the released code checks what the number depends on " \
            "(data: generated)" in out
     assert "fine:" not in out
     assert "4 warning(s)" in out
@@ -180,7 +181,7 @@ def test_a_code_only_retrain_task_validates_and_its_reference_reproduces(tmp_pat
     res = _validate(suite, sandbox_name, "--keep")
     assert res.exit_code == 0, res.output
     out = res.output
-    assert "! code-only: nothing to withhold or scramble" in out and "(data: generated)" in out
+    assert "! code-only: only the re-run without the released code checks" in out and "(data: generated)" in out
     assert "✓ code-only: reference reproduced" in out
     assert f"✓ code-only: weakened experiment not_reproduced (mean_draw measured {weak:.6g}" in out
     kept = _kept(out)  # --keep: kept though nothing failed
@@ -193,3 +194,57 @@ def test_a_code_only_retrain_task_validates_and_its_reference_reproduces(tmp_pat
     verdict = json.loads((tdir / "verdict.json").read_text())
     assert verdict["outcome"] == "reproduced" and "materials_check_not_applicable" in verdict["flags"]
     assert json.loads((tdir / "reexec" / "reexec.json").read_text())["withheld"] is None
+
+
+SEEDED = """\
+import json, os, sys
+seed = int(os.environ.get("SEED", "1"))
+n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+x, total = seed, 0.0
+for _ in range(n):
+    x = (1103515245 * x + 12345) % 2**31
+    total += x / 2**31
+json.dump({'mean_draw': total / n}, open('results.json', 'w'))
+"""
+
+
+def _seeded(seed: int, n: int = 2000) -> float:
+    x, total = seed, 0.0
+    for _ in range(n):
+        x = (1103515245 * x + 12345) % 2**31
+        total += x / 2**31
+    return total / n
+
+
+def test_a_task_no_check_can_hold_is_refused_unless_left_to_the_llm_judge(tmp_path):
+    spec = task_yaml("pure-sim", "reimplement", **{"materials": {}, "target": {
+        "claim": "The mean is 3.194.", "metric": "mean_value", "value": 3.194, "direction": "match", "where": "T1"}})
+    suite = write_suite(tmp_path / "suite", [spec])
+    res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])
+    assert res.exit_code == 1 and "no check in code applies to what its number depends on" in res.output
+    assert "verify.perturb" in res.output and "llm_judged" in res.output
+    meta = yaml.safe_load((suite / "suite.yaml").read_text())
+    (suite / "suite.yaml").write_text(yaml.safe_dump({**meta, "llm_judged": ["pure-sim"]}))
+    res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])
+    assert res.exit_code == 0, res.output
+
+
+def test_record_measures_the_references_cost_and_perturbed_numbers(tmp_path, sandbox_name):
+    spec = task_yaml("seeded", "reimplement", **{
+        "materials": {},
+        "target": {"claim": "The mean draw is as in Table 1.", "metric": "mean_draw", "value": round(_seeded(1), 5),
+                   "direction": "match", "where": "Table 1"},
+        "criteria": {"abs_tol": 0.0001},
+        "verify": {"inputs": {"SEED": "1"}, "perturb": [{"name": "seed-9", "env": {"SEED": "9"}}]}})
+    suite = write_suite(tmp_path / "suite", [spec], seeded="set -e\npython3 sim.py\n")
+    (suite / "seeded" / "reference" / "sim.py").write_text(SEEDED)
+    res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])
+    assert res.exit_code == 1 and "verify.perturb 'seed-9' has no reference numbers" in res.output
+    res = _validate(suite, sandbox_name, "--record")
+    assert res.exit_code == 0, res.output
+    verified = yaml.safe_load((suite / "seeded" / "verified.yaml").read_text())
+    assert verified["perturb"]["seed-9"]["mean_draw"] == pytest.approx(_seeded(9))
+    assert verified["reference"]["cpu_s"] > 0
+    assert "recorded" in res.output and "✓ seeded: reference reproduced" in res.output
+    res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])  # the recorded numbers now hold it
+    assert res.exit_code == 0, res.output

@@ -84,6 +84,10 @@ def validate(
                        "task fails).")] = False,
     allow_pending: Annotated[bool, typer.Option(
         help="Accept tasks of a curated draft that no one has reviewed yet (review: pending).")] = False,
+    record: Annotated[bool, typer.Option(
+        "--record", help="With --with-reference: write what each reference's re-execution cost and gave under "
+                         "each perturbation into verified.yaml beside its task.yaml, for the compute and "
+                         "perturbation checks.")] = False,
 ) -> None:
     """Check every task of a suite and list all problems, not just the first; warn where the rules
     cannot check a target."""
@@ -117,7 +121,12 @@ def validate(
         for w in task_warnings(t):
             warned += 1
             console.print(f"[yellow]![/] {escape(t.id)}: {escape(w)}", highlight=False)
+    if record and not with_reference:
+        err.print("[bold red]error:[/] --record records what the references measured: give --with-reference too")
+        raise typer.Exit(2)
     if not with_reference:
+        if _problems(s):
+            raise typer.Exit(1)
         if warned:
             console.print(f"[yellow]{warned} warning(s)[/] (none fails validation)")
         return
@@ -125,10 +134,24 @@ def validate(
     if (why := check_backend(name)) is not None:
         err.print(f"[bold red]error:[/] sandbox '{name}' cannot run here: {why}")
         raise typer.Exit(2)
-    run_references(s, name, jobs, keep, warned)
+    run_references(s, name, jobs, keep, warned, record)
 
 
-def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int) -> None:
+def _problems(s) -> int:
+    """Print what fails validation beyond the specs (tasks no check in code can hold); how many."""
+    from reclaim.cli.validation import task_problems
+
+    n = 0
+    for t in s.tasks:
+        for p in task_problems(t, s.meta.llm_judged):
+            n += 1
+            err.print(f"[red]✗[/] {escape(str(t.dir / 'task.yaml'))}: {escape(p)}", highlight=False)
+    if n:
+        err.print(f"[bold red]{n} problem(s)[/] in {s.dir}")
+    return n
+
+
+def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int, record: bool = False) -> None:
     """Each reference (must reproduce) and weakened experiment (the partial agent: must miss),
     through the real harness, in a folder of its own."""
     from reclaim.runner.run import RunError, RunOptions, execute, plan_run
@@ -153,7 +176,9 @@ def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int) -> None:
             failed = False  # no trial ran: nothing to keep
             err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False)
             raise typer.Exit(2) from None
-        failed = _report(rd, records, weak, warned)
+        if record:
+            s = _record(s, rd, records, sandbox)
+        failed = _report(rd, records, weak, warned) or bool(_problems(s))
     finally:
         where = rd.path if rd is not None else tmp
         if keep or failed:
@@ -162,6 +187,36 @@ def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int) -> None:
             shutil.rmtree(tmp, ignore_errors=True)
     if failed:
         raise typer.Exit(1)
+
+
+def _record(s, rd, records, sandbox: str):
+    """verified.yaml for each task whose reference's re-execution met its criteria; each such
+    reference judged again with what was recorded. Returns the suite, loaded again."""
+    from reclaim.cli.validation import recorded, write_verified
+    from reclaim.judge import RulesJudge
+    from reclaim.spec import load_suite
+    from reclaim.store import VERDICTS, write_model
+
+    for r in records:
+        if r.agent != "reference":
+            continue
+        task = s.task(r.task)
+        tdir = rd.trial_dir(r.trial_id)
+        got = recorded(tdir, task.spec, sandbox)
+        if got is None:
+            continue
+        path = write_verified(task.dir, got)
+        perturbed = "; ".join(f"{k}: {v}" for k, v in got.perturb.items())
+        console.print(f"[green]✓[/] {escape(r.task)}: recorded {escape(str(path))} (the reference's re-execution: "
+                      f"{got.reference.cpu_s:g} CPU s, {got.reference.gpu_s:g} GPU s"
+                      + (f"; perturbed: {escape(perturbed)}" if perturbed else "") + ")", highlight=False)
+    s = load_suite(s.dir)
+    for r in records:  # judged again under the recorded figures: the checks they enable now apply
+        if r.agent == "reference" and (s.task(r.task).dir / "verified.yaml").is_file():
+            verdict = RulesJudge().judge(s.task(r.task).spec, rd.trial_dir(r.trial_id), r.status)
+            write_model(rd.trial_dir(r.trial_id) / VERDICTS / "rules-recorded.json", verdict)  # verdict.json stays sealed
+            r.outcome = verdict.outcome
+    return s
 
 
 def _report(rd, records, weak, warned: int) -> bool:

@@ -9,13 +9,13 @@ import os
 from pathlib import Path
 
 from reclaim.judge.criteria import acceptance
+from reclaim.judge.dependence import applicable
 from reclaim.judge.flags import meaning
 from reclaim.judge.provenance import MIN_SIGNIFICANT_DIGITS, checkable
-from reclaim.spec import Direction, Task
+from reclaim.spec import VERIFIED_FILE, Direction, Task, Verified
 from reclaim.store import VERDICT_JSON, TrialRecord
 
-MATERIALS_CHECKED = ("data", "weights")  # what the re-executions withhold and scramble (runner/reexec.py)
-REEXEC_RUNS = ("ablation", "withheld", "scrambled")  # the re-runs beside reexec/ itself
+REEXEC_RUNS = ("ablation", "code-withheld", "withheld", "scrambled", "rewritten")  # the re-runs beside reexec/
 TAIL_LINES = 20
 TAIL_BYTES = 8192
 
@@ -23,6 +23,24 @@ TAIL_BYTES = 8192
 
 def _metric_list(values: dict[str, float]) -> str:
     return ", ".join(f"{k} = {v:g}" for k, v in values.items())
+
+
+def task_problems(task: Task, llm_judged: list[str]) -> list[str]:
+    """What fails validation beyond the spec: a task where no check in code can force the number
+    to be computed (unless the suite leaves it to the LLM judge), a perturbation with no numbers."""
+    spec = task.spec
+    out = []
+    for p in spec.verify.perturb:
+        if not spec.expected(p):
+            out.append(f"verify.perturb '{p.name}' has no reference numbers: give its values, or run "
+                       f"reclaim tasks validate --with-reference --record to measure them into {VERIFIED_FILE}")
+    if not applicable(spec) and task.id not in llm_judged:
+        out.append("no check in code applies to what its number depends on: nothing released to withhold "
+                   "(no code at this level, no data or weights), no perturbation with known numbers, no "
+                   "measurable reference cost. Fix: declare verify.inputs and verify.perturb (another seed or "
+                   "size) and run reclaim tasks validate --with-reference --record, or list the task in "
+                   "suite.yaml's llm_judged to leave it to the LLM judge")
+    return out
 
 
 def task_warnings(task: Task) -> list[str]:
@@ -35,11 +53,12 @@ def task_warnings(task: Task) -> list[str]:
                    f"({_metric_list(short)}): the literal check cannot tell a number written into a program "
                    "from a computed one; only the re-runs without the released data and weights can "
                    "(or the LLM judge)")
-    if not set(MATERIALS_CHECKED) & set(spec.materials.allowed(spec.level)):
+    checks = applicable(spec)
+    if checks and checks == ["code_withheld"]:
         why = "data: generated" if spec.materials.data_generated else "none released"
-        out.append(f"nothing to withhold or scramble: the workspace gets no released data or weights ({why}), "
-                   "so the re-runs without them and with them scrambled do not apply "
-                   "(verdicts flag materials_check_not_applicable)")
+        out.append(f"only the re-run without the released code checks what the number depends on ({why}): a "
+                   "number keyed to the code's meaning, or one the code computes lazily, passes it; declare "
+                   "verify.inputs and verify.perturb, and record the reference's cost (--with-reference --record)")
     ref = spec.reference
     if ref is None:
         out.append("no reference solution (reference: null): --with-reference cannot check this task")
@@ -106,7 +125,8 @@ def log_tails(tdir: Path) -> list[tuple[str, list[str]]]:
     """The output of the last command of the agent (logs/) and of each re-execution (reexec/**/logs/)."""
     out = []
     rx = tdir / "reexec"
-    for folder in (tdir / "logs", rx / "logs", *(rx / name / "logs" for name in REEXEC_RUNS)):
+    runs = [*REEXEC_RUNS, *sorted(p.name for p in rx.glob("perturbed-*") if p.is_dir() and not p.is_symlink())]
+    for folder in (tdir / "logs", rx / "logs", *(rx / name / "logs" for name in runs)):
         if folder.is_symlink() or not folder.is_dir():
             continue
         commands = sorted({p.name.rsplit(".", 1)[0] for p in folder.iterdir() if p.suffix in (".stdout", ".stderr")})
@@ -138,3 +158,41 @@ def failure_report(rec: TrialRecord, tdir: Path) -> list[str]:
         out.append("no command output was recorded")
     out.append(f"trial folder: {tdir}")
     return out
+
+
+def recorded(tdir: Path, spec, sandbox: str) -> Verified | None:
+    """What a reference trial measured, for verified.yaml: its fresh re-execution's cost and the
+    numbers each perturbed re-run gave. None when the re-execution did not meet the criteria."""
+    import datetime
+
+    from reclaim import __version__
+    from reclaim.judge.claim import holds, read_claim
+    from reclaim.spec import ReferenceCost
+    from reclaim.store import read_model
+    from reclaim.store.models import ReexecRecord
+
+    rx = read_model(tdir / "reexec" / "reexec.json", ReexecRecord)
+    if rx is None or not rx.ran or rx.exit_code != 0 or rx.cpu_s is None:
+        return None
+    if not holds(spec, read_claim(tdir / "reexec" / "workspace", spec)):
+        return None
+    perturbed = {}
+    for r in rx.perturbed:
+        got = read_claim(tdir / "reexec" / f"perturbed-{r.perturbation}" / "workspace", spec).present()
+        if r.ran and r.exit_code == 0 and got:
+            perturbed[r.perturbation] = got
+    return Verified(reclaim=__version__, recorded=datetime.date.today().isoformat(), sandbox=sandbox,
+                    reference=ReferenceCost(cpu_s=round(rx.cpu_s, 3), gpu_s=round(rx.gpu_s or 0.0, 3),
+                                            wall_s=round(rx.wall_s, 3)), perturb=perturbed)
+
+
+def write_verified(task_dir: Path, verified: Verified) -> Path:
+    """verified.yaml beside task.yaml, with a header that says where it came from."""
+    import yaml
+
+    path = task_dir / VERIFIED_FILE
+    head = ("# Written by `reclaim tasks validate --with-reference --record`: what the reference's own\n"
+            "# re-execution cost and gave under each perturbation. Not edited by hand; record it again\n"
+            "# after changing the task or its reference.\n")
+    path.write_text(head + yaml.safe_dump(verified.model_dump(mode="json"), sort_keys=False))
+    return path

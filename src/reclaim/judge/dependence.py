@@ -187,3 +187,15 @@ def flag_of(f: Finding) -> Flag:
     if f.check.startswith("perturbed:"):
         return Flag.perturbation_ignored if "same numbers as without it" in f.detail else Flag.perturbation_mismatch
     return FLAGS[f.check]
+
+
+def applicable(spec: TaskSpec) -> list[str]:
+    """The checks that can apply to a task, from its spec alone (what tasks validate requires one of)."""
+    kinds = set(spec.materials.allowed(spec.level))
+    out = ["code_withheld"] if "code" in kinds else []
+    out += ["materials_withheld"] if kinds & {"data", "weights"} else []
+    out += [f"perturbed:{p.name}" for p in spec.verify.perturb if spec.expected(p)]
+    ref = spec.verified.reference if spec.verified is not None else None
+    if ref is not None and ref.cpu_s + ref.gpu_s >= MIN_MEASURABLE_S and spec.budget.reexec.mode.value == "full":
+        out.append("compute")
+    return out
