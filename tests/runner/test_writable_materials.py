@@ -67,3 +67,26 @@ def test_task_md_says_the_materials_are_the_agents_to_change(tmp_path, sandbox_n
     assert (tdir / "workspace" / "data" / "values.csv").read_text() == ""  # the agent's own emptied copy
     obj = next(p for p in (MaterialCache().root / "objects").iterdir() if (p / "values.csv").is_file())
     assert (obj / "values.csv").read_text() == VALUES
+
+
+def test_what_the_agent_changed_is_shown_as_a_diff_in_show_the_page_and_the_evidence(tmp_path, sandbox_name, cow):
+    from typer.testing import CliRunner
+
+    from reclaim.cli.main import app
+    from reclaim.judge.evidence import build_evidence
+    from reclaim.report.html.trialdata import trial_page
+    from reclaim.spec import TaskSpec
+
+    agent = write_agent(tmp_path / "edit.sh", EDIT)
+    suite = write_suite(tmp_path / "suite", [task_yaml("edit-shown", "retrain")])
+    (suite / "edit-shown" / "code" / "unused.py").write_text("x = 1\n")
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name)
+    tdir = rd.trial_dir(rec.trial_id)
+    res = CliRunner().invoke(app, ["show", str(tdir)])
+    assert "released files the agent changed in place" in res.output
+    assert "+# print('mean'" in res.output and "-print('mean'" in res.output and "deleted code/unused.py" in res.output
+    page = trial_page(tdir)
+    assert {d.path for d in page.story.changed} >= {"code/mean.py", "code/notes.txt"}
+    spec = TaskSpec.model_validate_json((tdir / "spec.json").read_text())
+    text = build_evidence(tdir, spec).render()
+    assert "## Released files the agent changed in place" in text and "+# print('mean'" in text

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from reclaim.cli.common import console, fail
-from reclaim.report.story import NotATrial, Story, budget_lines, trial_story
+from reclaim.report.story import NotATrial, Story, budget_lines, reruns, trial_story
 
 OUTCOME_STYLE = {"reproduced": "bold green", "disqualified": "bold red", "error": "bold yellow"}
 
@@ -28,9 +28,16 @@ def _print_story(s: Story) -> None:
                   f"sandbox {t.sandbox}{'' if t.isolated else ' (NO isolation)'}", highlight=False)
     if s.claim:
         console.print(f"claim: {escape(s.claim)}" + (f" ({escape(s.where)})" if s.where else ""), highlight=False)
-    console.print(f"target: {escape(s.metric or '?')} = {_value(s.target)}"
-                  + (f" ({s.direction})" if s.direction else "")
-                  + (f"; accepted where {escape(s.criteria)}" if s.criteria else ""), highlight=False)
+    rows = s.verdict.metrics if s.verdict is not None and len(s.verdict.metrics) > 1 else []
+    if rows:  # a claim of several numbers: each with what was measured
+        for m in rows:
+            console.print(f"target: {escape(m.name)} = {_value(m.target)} ({m.direction}); measured "
+                          f"{_value(m.measured)}; accepted where {escape(m.tolerance)}"
+                          + ("" if m.met is None else " — holds" if m.met else " — does not hold"), highlight=False)
+    else:
+        console.print(f"target: {escape(s.metric or '?')} = {_value(s.target)}"
+                      + (f" ({s.direction})" if s.direction else "")
+                      + (f"; accepted where {escape(s.criteria)}" if s.criteria else ""), highlight=False)
     for w in t.warnings:
         console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     if t.error:
@@ -68,8 +75,7 @@ def _print_story(s: Story) -> None:
         if r.outputs:
             line += f"; wrote {escape(', '.join(r.outputs[:5]))}"
         console.print(line, highlight=False)
-        for name, sub in (("without the static files", r.ablation), ("with data and weights withheld", r.withheld),
-                          ("with data and weights scrambled", r.scrambled)):
+        for name, sub in reruns(r):
             if sub is not None:
                 console.print(f"  again {name}: " + (f"exit {sub.exit_code}" if sub.ran else
                                                       f"did not run: {escape(sub.reason)}"), highlight=False)
@@ -90,6 +96,16 @@ def _print_story(s: Story) -> None:
         for c in v.citations:
             console.print(f"  cites #{c.event_id}: {escape(c.why)} — {escape(s.cited.get(c.event_id, ''))}",
                           highlight=False)
+        for f in s.dependence:
+            mark = "[dim]·[/]" if not f.applied else "[green]✓[/]" if f.passed else "[red]✗[/]"
+            console.print(f"  {mark} {escape(f.check)}: {escape(f.detail)}", highlight=False)
+    if s.changed:
+        console.print(f"released files the agent changed in place ({len(s.changed)} shown; the agent's side is "
+                      "untrusted):", highlight=False)
+        for d in s.changed:
+            console.print(f"  {d.change} {escape(d.path)}", highlight=False)
+            for line in d.diff.splitlines():
+                console.print(f"    {line}", highlight=False, markup=False)
     for p in s.problems:
         console.print(f"[yellow]record:[/] {escape(p)}", highlight=False)
 

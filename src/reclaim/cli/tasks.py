@@ -189,6 +189,10 @@ def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int, record: 
         raise typer.Exit(1)
 
 
+def _num(x) -> str:
+    return "nothing" if x is None else f"{x:.6g}"
+
+
 def _record(s, rd, records, sandbox: str):
     """verified.yaml for each task whose reference's re-execution met its criteria; each such
     reference judged again with what was recorded. Returns the suite, loaded again."""
@@ -236,7 +240,11 @@ def _report(rd, records, weak, warned: int) -> bool:
             continue
         ok = ref.outcome == Outcome.reproduced
         bad_ref += not ok
+        rows = (verdict_of(rd.trial_dir(ref.trial_id)) or {}).get("metrics") or []
         got = f" (measured {ref.measured:.6g}, target {ref.target:g})" if ref.measured is not None else ""
+        if len(rows) > 1:  # every number of the claim, not the first alone
+            got = " (" + "; ".join(f"{m.get('name')} measured {_num(m.get('measured'))}, target {_num(m.get('target'))}"
+                                   for m in rows) + ")"
         mark = "[green]✓[/]" if ok else "[red]✗[/]"
         console.print(f"{mark} {name}: reference {(ref.outcome or ref.status).value}{got}", highlight=False)
         if not ok:

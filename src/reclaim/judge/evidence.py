@@ -47,7 +47,7 @@ from reclaim.judge.evidence_models import (
     ReexecSummary,
     Untrusted,
 )
-from reclaim.judge.evidence_originals import Originals
+from reclaim.judge.evidence_originals import MaterialDiff, Originals, material_diffs
 from reclaim.judge.evidence_prints import first_prints, numbers, value_cuts
 from reclaim.judge.evidence_programs import READ_BYTES, Known, collect, command_tokens
 from reclaim.judge.render import SOURCES, inline, render_evidence, row_line
@@ -100,6 +100,9 @@ class Evidence(BaseModel):
     agent_results: str | None
     reexec: ReexecSummary
     untrusted: Untrusted
+    changed_materials: list[MaterialDiff] = Field(
+        default_factory=list, description="Released files the agent changed in place, as diffs against the "
+                                          "release (its side is its text).")
     cuts: list[Cut] = Field(default_factory=list, description="What was left out to fit the budget.")
     _dir: Path | None = PrivateAttr(None)
     _streams: dict[int, tuple[str, str]] = PrivateAttr(default_factory=dict)
@@ -164,6 +167,7 @@ def build_evidence(trial_dir: Path, spec: TaskSpec, *, max_tokens: int = DEFAULT
         commands=commands, notes=notes, manifest=files,
         agent_results=workspace.small(trial_dir / "workspace" / RESULTS),
         reexec=workspace.reexec_summary(trial_dir, rx), untrusted=workspace.agent_words(trial_dir / "agent"),
+        changed_materials=material_diffs(trial_dir, trace, provided, lines=60),
         logged_total={s: n for s in SOURCES if (n := sum(r.source == s for r in logged))})
     ev._dir = trial_dir
     ev._streams = {e.id: (e.stdout_file, e.stderr_file) for e in finished}

@@ -9,13 +9,17 @@ wrong original.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
 import re
 from pathlib import Path
 
+from pydantic import BaseModel, Field
+
 from reclaim.sandbox import untrusted
+from reclaim.store.files import CHANGED
 from reclaim.trace import Note
 
 READ_BYTES = 1 << 20
@@ -88,3 +92,50 @@ def _cache_roots(trial_dir: Path) -> list[Path]:
         if r and Path(r) not in roots:
             roots.append(Path(r))
     return roots
+
+
+class MaterialDiff(BaseModel):
+    """One released file the agent changed, added or deleted in place, as a unified diff."""
+
+    path: str = Field(description="'<kind>/<path in the material>'.")
+    change: str = Field(description="added, modified or deleted.")
+    diff: str = Field("", description="The unified diff against the release (the agent's side is untrusted text), "
+                                      "cut to a number of lines; or why none is shown.")
+
+
+def material_diffs(trial_dir: Path, trace: list, provided: dict[str, str], files: int = 20,
+                   lines: int = 120) -> list[MaterialDiff]:
+    """What the agent did to the release in place (materials-changed.json, the harness's record),
+    each change as a diff of the agent's file (read as hostile: no link followed, bounded) against
+    the released one (read from the cache, checked by sha256)."""
+    try:
+        listed = json.loads((trial_dir / CHANGED).read_text())
+    except (OSError, ValueError):
+        return []
+    originals = Originals(trial_dir, trace, provided)
+    out = []
+    for item in listed[:files]:
+        rel, change = str(item.get("path", "")), str(item.get("change", ""))
+        if change == "deleted":
+            out.append(MaterialDiff(path=rel, change=change, diff="(deleted)"))
+            continue
+        try:
+            mine, size = untrusted.read_head(trial_dir / "workspace", rel, READ_BYTES)
+        except untrusted.Untrusted as e:
+            out.append(MaterialDiff(path=rel, change=change, diff=f"(not readable: {e})"))
+            continue
+        old = b""
+        if change == "modified":
+            old, where = originals.read(rel)
+            if old is None:
+                out.append(MaterialDiff(path=rel, change=change, diff=f"(the release's copy is not at hand: {where})"))
+                continue
+        try:
+            a, b = old.decode("utf-8").splitlines(), mine.decode("utf-8").splitlines()
+        except UnicodeDecodeError:
+            out.append(MaterialDiff(path=rel, change=change, diff=f"(binary: {len(old)} -> {size} bytes)"))
+            continue
+        text = list(difflib.unified_diff(a, b, f"release/{rel}", f"agent/{rel}", lineterm="", n=2))
+        cut = f"\n... {len(text) - lines} more diff lines" if len(text) > lines else ""
+        out.append(MaterialDiff(path=rel, change=change, diff="\n".join(text[:lines]) + cut))
+    return out

@@ -67,6 +67,8 @@ class LLMJudge:
             return base  # nothing to read: the agent was stopped
         findings = [f"rule judge: {rules.outcome.value}: {rules.rationale}"]
         findings += [f"rule flag: {f}" for f in rules.flags]
+        findings += [f"dependence check {f.check}: " + ("not applied" if not f.applied else "passed" if f.passed
+                     else "FAILED") + f": {f.detail}" for f in rules.dependence]
         ev = build_evidence(trial_dir, spec, max_tokens=self.config.max_evidence_tokens, findings=findings)
         text = ev.render()
         key = cache_key(ev.model_dump_json(), self.config.model, PROMPT_VERSION, self.config.samples)

@@ -46,6 +46,7 @@ class Bundle(Protocol):
     agent_results: str | None
     reexec: Any
     untrusted: Any
+    changed_materials: list
     cuts: list
 
     def model_dump_json(self) -> str: ...
@@ -129,6 +130,11 @@ def render_evidence(ev: Bundle) -> str:
         out.append(f"- [... {len(ev.manifest) - MANIFEST_ROWS} more files cut]")
     out += ["", "## The agent's results.json (the agent's text)", inline(ev.agent_results) or "(none)"]
     out += _reexec(ev.reexec)
+    if changed := ev.changed_materials:
+        out += ["", "## Released files the agent changed in place (diffs against the release, by the harness; "
+                "the agent's side is its text)"]
+        for d in changed:
+            out += [f"### {d.change} {inline(d.path, 300)}"] + block(d.diff, tag)
     u = ev.untrusted
     out += ["", "## " + u.warning, "### final message"] + (block(u.final_message, tag) if u.final_message else ["(none)"])
     out += ["### transcript excerpt"] + (block(u.transcript, tag) if u.transcript else ["(none)"])

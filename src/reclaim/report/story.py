@@ -2,18 +2,24 @@
 the judge decided and why (``reclaim show``).
 
 Only records the harness wrote outside the agent's reach are read: trial.json (checked against the
-digests it seals), spec.json, trace.jsonl, reexec/reexec.json and verdict.json. The workspace and
-agent/ are the agent's and never read. A record that is a symbolic link is refused, not followed."""
+digests it seals), spec.json, trace.jsonl, reexec/reexec.json and verdict.json; the released files
+the agent changed in place (materials-changed.json) are shown as diffs whose agent side is read
+from its workspace as hostile text (no link followed, bounded). agent/ is never read. A record
+that is a symbolic link is refused, not followed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reclaim.errors import ReportError
+from reclaim.judge.dependence import Finding
+from reclaim.judge.evidence_originals import MaterialDiff, material_diffs
 from reclaim.spec import TaskSpec
 from reclaim.store import (
+    PROVIDED,
     SPEC_JSON,
     TRACE,
     TRIAL_JSON,
@@ -46,6 +52,18 @@ class CitedEvent(BaseModel):
     why: str
 
 
+class MetricStory(BaseModel):
+    """One number of the claim, as the verdict has it."""
+
+    model_config = ConfigDict(extra="ignore")
+    name: str = ""
+    target: float | None = None
+    direction: str = ""
+    tolerance: str = ""
+    measured: float | None = None
+    met: bool | None = None
+
+
 class VerdictStory(BaseModel):
     """The part of verdict.json (judge/verdict.py) a story shows; other keys are ignored."""
 
@@ -60,6 +78,8 @@ class VerdictStory(BaseModel):
     flags: list[str] = Field(default_factory=list)
     rationale: str = ""
     citations: list[CitedEvent] = Field(default_factory=list)
+    dependence: list[Finding] = Field(default_factory=list)
+    metrics: list[MetricStory] = Field(default_factory=list)
 
 
 class Step(BaseModel):
@@ -90,6 +110,10 @@ class Story(BaseModel):
     reexec: ReexecRecord | None = None
     verdict: VerdictStory | None = None
     cited: dict[int, str] = Field(default_factory=dict, description="Cited event id -> what that event was.")
+    changed: list[MaterialDiff] = Field(default_factory=list, description="Released files the agent changed in "
+                                        "place, each a diff against the release (the agent's side untrusted).")
+    dependence: list[Finding] = Field(default_factory=list, description="What each check of the number's "
+                                      "dependence found (the verdict's).")
     problems: list[str] = Field(default_factory=list, description="Records missing or unreadable.")
 
 
@@ -157,16 +181,30 @@ def trial_story(trial_dir: Path) -> Story:
             story.criteria = story.verdict.tolerance
         except (OSError, ValidationError, ValueError):
             story.problems.append(f"{VERDICT_JSON}: unreadable")
-    _read_trace(trial_dir, story)
+    events = _read_trace(trial_dir, story)
     if r := story.reexec:
         roles = {r.event_id: "fresh re-execution"}
-        for name, sub in (("without the static files", r.ablation), ("data and weights withheld", r.withheld),
-                          ("data and weights scrambled", r.scrambled)):
+        for name, sub in reruns(r):
             if sub is not None:
                 roles[sub.event_id] = name
         for step in story.steps:
             step.role = roles.get(step.id, "") if step.kind == "command" else ""
+    if story.verdict is not None:
+        story.dependence = story.verdict.dependence
+    if rec.materials_changed and (p := _safe(trial_dir, PROVIDED)) is not None:
+        try:
+            story.changed = material_diffs(trial_dir, events, json.loads(p.read_text()))
+        except (OSError, ValueError):
+            story.problems.append(f"{PROVIDED}: unreadable")
     return story
+
+
+def reruns(r: ReexecRecord) -> list[tuple[str, ReexecRecord | None]]:
+    """The re-runs that checked the fresh one, each with what it changed, in the order they ran."""
+    out = [("without the static files", r.ablation), ("without the released code", r.code_withheld),
+           ("data and weights withheld", r.withheld), ("data and weights scrambled", r.scrambled),
+           ("data rewritten, meaning kept", r.rewritten)]
+    return out + [(f"perturbed: {x.perturbation}", x) for x in r.perturbed]
 
 
 def _read_spec(trial_dir: Path, story: Story) -> None:
@@ -185,15 +223,15 @@ def _read_spec(trial_dir: Path, story: Story) -> None:
     story.direction = str(getattr(t.direction, "value", t.direction or ""))
 
 
-def _read_trace(trial_dir: Path, story: Story) -> None:
+def _read_trace(trial_dir: Path, story: Story) -> list:
     if (p := _safe(trial_dir, TRACE)) is None:
         story.problems.append(f"{TRACE}: missing")
-        return
+        return []
     try:
         events = read_trace(p)
     except (OSError, ValidationError, ValueError):
         story.problems.append(f"{TRACE}: unreadable")
-        return
+        return []
     programs: dict[int, int] = {}
     for e in events:
         if isinstance(e, ProgramExec):
@@ -215,6 +253,7 @@ def _read_trace(trial_dir: Path, story: Story) -> None:
     by_id = {e.id: e for e in events}
     for c in story.verdict.citations if story.verdict else ():
         story.cited[c.event_id] = _describe(by_id[c.event_id]) if c.event_id in by_id else "not in the trace"
+    return events
 
 
 def budget_lines(b: BudgetUse) -> list[str]:

@@ -51,7 +51,7 @@ def rewrite_bytes(name: str, raw: bytes, rng: random.Random, code: bool) -> byte
     """``raw`` written another way with the same meaning to its readers; None when the format is
     not one of those known here (left as it is). ``code``: a file of released code (its programs
     and configs get a comment; nothing else is touched), else of data or weights."""
-    if code:
+    if code or comment_for(name) is not None:  # a program shipped with the data is rewritten as code is
         if (c := comment_for(name)) is None:
             return None
         try:

@@ -17,6 +17,7 @@ import random
 import re
 from pathlib import Path
 
+from reclaim.judge.provenance import is_code
 from reclaim.sandbox import identity, untrusted
 
 MAX_BYTES = 256 << 20
@@ -96,8 +97,11 @@ def _scramble_array(a, rng: random.Random):
 
 
 def scramble_bytes(name: str, raw: bytes, rng: random.Random) -> bytes | None:
-    """The scrambled content of one file; None when its format is not one we know."""
+    """The scrambled content of one file; None when its format is not one we know, and for a
+    program (a loader shipped in a data folder is code, not data: scrambled, it would not run)."""
     suffix = Path(name).suffix.lower()
+    if is_code(Path(name), raw[:2]):
+        return None
     if suffix in (".npy", ".npz"):
         import numpy as np
 
