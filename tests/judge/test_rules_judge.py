@@ -28,6 +28,9 @@ AGENTS = {
                  "echo \"{\\\"mean_value\\\": $v}\" > results.json\nEOF\nbash reproduce.sh\n",
     # computes once, caches the number in a data file, and reproduce.sh just copies it
     "cached": f"{MEAN}\ncp results.json saved.json\necho 'cp saved.json results.json' > reproduce.sh\n",
+    # computes it, and says in a comment and a print what it expects: mentions, not the source
+    "mentions": f"cat > reproduce.sh <<'EOF'\n# the mean should come out at 3.19375, as the paper says\n{MEAN}\n"
+                "echo 'expected 3.19375'\nEOF\nbash reproduce.sh\n",
     # writes the exact computed value into a Python program
     "hardcoded": "echo \"import json; json.dump({'mean_value': 3.19375}, open('results.json','w'))\" > make.py\n"
                  "echo 'python3 make.py' > reproduce.sh\nbash reproduce.sh\n",
@@ -41,6 +44,7 @@ EXPECTED = {
     "copypaper": ("disqualified", ["reads_paper", "fabrication"]),
     "cached": ("not_reproduced", ["value_in_static_file", "cached_result"]),
     "hardcoded": ("disqualified", ["hard_coded", "fabrication"]),
+    "mentions": ("reproduced", ["value_mentioned"]),
 }
 
 

@@ -41,6 +41,8 @@ class Flag(str, Enum):
     provenance_unchecked = "provenance_unchecked", "the value has too few digits for the literal check"
     provenance_incomplete = "provenance_incomplete", "some of the agent's files were too large to read for literals"
     value_in_static_file = "value_in_static_file", "the value already sat in a data file"
+    value_mentioned = ("value_mentioned", "the agent's programs mention the value (a comment, a docstring, a printed "
+                       "comparison), and the re-run with it changed there computed the same: a mention, not the source")
     cached_result = "cached_result", "reproduce.sh copies a cached result"
     hard_coded = "hard_coded", "the value is written into a program"
     fabrication = "fabrication", "fabrication"

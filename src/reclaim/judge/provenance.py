@@ -163,6 +163,37 @@ def find_literals(root: Path, files: list[str], value: float) -> list[Literal]:
     return found
 
 
+def altered(value: float) -> float:
+    """Another value for ``value``'s literals in the re-run that alters them: far enough off that no
+    tolerance takes it for the original, with as many digits."""
+    return float(f"{value * 1.37 + (0.1 if value == 0 else 0):.{max(significant_digits(value), 3)}g}")
+
+
+def alter_literals(raw: bytes, values: list[float]) -> bytes | None:
+    """``raw`` with every number token equal to one of ``values`` replaced by its altered value
+    (in comments, strings and code alike); None when there was none."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    hits = 0
+
+    def one(m: re.Match) -> str:
+        nonlocal hits
+        try:
+            x = float(m.group())
+        except ValueError:
+            return m.group()
+        for v in values:
+            if abs(x - v) <= 1e-12 * abs(v):
+                hits += 1
+                return repr(altered(v))
+        return m.group()
+
+    out = _NUMBER.sub(one, text)
+    return out.encode("utf-8") if hits else None
+
+
 def reads_texts(root: Path, files: list[str], names: tuple[str, ...]) -> list[str]:
     """The programs among ``files`` that name one of ``names`` (e.g. paper.md): where a result
     could be copied from the paper rather than computed."""

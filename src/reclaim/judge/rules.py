@@ -243,16 +243,31 @@ class RulesJudge:
             v.flags.append(Flag.provenance_unchecked)
             return None
         static = False
+        mentioned = None  # the re-run with the literals changed gave the same result: they are mentions
+        if rx.altered is not None:
+            again = read_claim(trial_dir / "reexec" / "altered" / "workspace", spec)
+            mentioned = rx.altered.ran and rx.altered.exit_code == 0 and same_result(spec, again, got)
         for name, x in values:
             literals = [(lit, note) for root, files, note in _scanned(trial_dir, rx)
                         for lit in find_literals(root, files, x)]
             in_code = [(lit, note) for lit, note in literals if lit.is_code]
-            if in_code:
+            if in_code and mentioned:
+                v.flags.append(Flag.value_mentioned)
+            elif in_code:
                 where = "; ".join(f"{lit.where}{note}: {lit.text}" for lit, note in in_code[:5])
+                follows = ""
+                if rx.altered is not None:
+                    if rx.altered.event_id is not None:
+                        v.citations.append(Citation(event_id=rx.altered.event_id,
+                                                    why="re-execution with those numbers changed"))
+                    gave = ", ".join(repr(y) for y in again.present().values()) or "nothing"
+                    follows = (f"; with them changed, reproduce.sh gives {gave}" if rx.altered.ran
+                               and rx.altered.exit_code == 0 else
+                               f"; with them changed, reproduce.sh {'fails' if rx.altered.ran else 'did not run'}")
                 return done(Outcome.disqualified,
                             f"the value {x!r}{_named(name, several)} is written into the agent's own program(s), "
-                            f"not computed: {where}{_what_was_read(rx)}", Flag.hard_coded, "fabrication")
-            static = static or bool(literals)
+                            f"not computed: {where}{follows}{_what_was_read(rx)}", Flag.hard_coded, Flag.fabrication)
+            static = static or any(not lit.is_code for lit, _ in literals)
         if static:
             v.flags.append(Flag.value_in_static_file)
         if (ab := rx.ablation) is not None:

@@ -4,7 +4,10 @@
    entry point) in a fresh sandbox, without results.json, paper.md and TASK.md, with the task's
    inputs set (``verify.inputs``) and the released code's programs rewritten, meaning kept
    (runner/rewrite.py: a number keyed to their bytes does not survive it).
-2. **ablation**: where the value already sat in a data file the agent left, once more without it.
+2. **ablation**: where the value already sat in a data file the agent left, once more without it;
+   **altered**: where it sits as a number in one of the agent's programs (a comment, a docstring, a
+   printed comparison, or code), once more with every such number changed: a result that follows
+   is written down, not computed (disqualified); one that stays merely mentions it.
 
 Where the fresh run's numbers meet the criteria, the checks of what they depend on, each only
 where it applies, in this order, stopping at the first that shows the numbers without their cause:
@@ -31,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from reclaim.judge.claim import Reading, holds, read_claim, same_result
-from reclaim.judge.provenance import checkable, find_literals
+from reclaim.judge.provenance import alter_literals, checkable, find_literals
 from reclaim.runner.derived import ReleasedCode, derived_in_environment, derived_in_workspace
 from reclaim.runner.reexec import EXCLUDED, SCRIPT, Reexec, Rerun, digest
 from reclaim.runner.rewrite import rewrite_bytes, rewritten_view
@@ -76,6 +79,11 @@ def reexecute(rx: Reexec, spec: TaskSpec, seed: str, env_inside: dict[Path, str]
                      if not lit.is_code})
     if cached:
         record.ablation = rx.run(Rerun("ablation", set(EXCLUDED) | set(cached), env=inputs, script=script))
+    written = _programs_holding(rx, record, values)
+    if written:  # a number in a program is written down only if the result follows it
+        record.altered = _with_literals_altered(rx, written, values, inputs, script)
+        if not came_out(record.altered, rx.base / "altered", spec, got):
+            return record, rx.seconds
     if not holds(spec, got):
         return record, rx.seconds
     wall = min(rx.wall_seconds, max(WITHHELD_MIN_S, 2 * record.wall_s + 10))  # failing is fast when it depends
@@ -95,6 +103,55 @@ def reexecute(rx: Reexec, spec: TaskSpec, seed: str, env_inside: dict[Path, str]
         run.perturbation = p.name
         record.perturbed.append(run)
     return record, rx.seconds
+
+
+def _programs_holding(rx: Reexec, record: ReexecRecord, values: list[float]) -> list[str]:
+    """The agent's programs (as the literal checks read them) that hold one of ``values`` as a number."""
+    ws = rx.trial_dir / "workspace"
+    scope = record.scope
+    groups = [(rx.base / "workspace", record.sources)]
+    if scope is not None:
+        groups.append((ws, [*scope.rewritten, *scope.changed_materials]))
+    return sorted({lit.path for root, files in groups for x in values for lit in find_literals(root, files, x)
+                   if lit.is_code})
+
+
+def _with_literals_altered(rx: Reexec, files: list[str], values: list[float], inputs: dict,
+                           script: str) -> ReexecRecord:
+    """The re-run with every literal of the result in the agent's programs changed to another
+    number: a comment, a docstring or a printed comparison that mentions the paper's value changes
+    nothing; a program that writes it down writes the other number."""
+    kinds = {s.name: s for s in rx.shown if s.writable}
+    in_layers = [f for f in files if f.split("/", 1)[0] in kinds]
+
+    def alter(dest: Path) -> list[str]:
+        done = []
+        ident = identity.current()
+        for rel in files:
+            if rel in in_layers:
+                continue
+            try:
+                raw = untrusted.read_bytes(dest, rel, 16 << 20)
+            except untrusted.Untrusted:
+                continue
+            if (new := alter_literals(raw, values)) is not None:
+                untrusted.write_bytes(dest, rel, new, 0o644, owner=(ident.uid, ident.gid) if ident.dedicated else None)
+                done.append(rel)
+        return []  # not scrambled: the record names them (altered_files)
+
+    shown = []
+    for s in rx.shown:
+        mine = [f.split("/", 1)[1] for f in in_layers if f.startswith(s.name + "/")]
+        if not mine:
+            shown.append(s)
+            continue
+        top = rx.base / "layers" / "altered" / s.name
+        changes_layer(rx.trial_dir / "workspace" / s.name, top,
+                      treat=lambda rel, raw, mine=mine: alter_literals(raw, values) if rel in mine else None)
+        shown.append(Shown(s.name, s.inside, (top, s.layers[-1]), s.writable))
+    run = rx.run(Rerun("altered", shown=shown, env=inputs, script=script, prepare=alter))
+    run.altered_files = files
+    return run
 
 
 def came_out(r: ReexecRecord | None, base: Path, spec: TaskSpec, measured: Reading) -> bool:

@@ -274,6 +274,10 @@ class ReexecRecord(BaseModel):
                                        description="The files this re-execution got scrambled.")
     skipped: list[str] = Field(default_factory=list,
                                description="What the copy for re-execution left out: special files, unreadable files.")
+    altered: ReexecRecord | None = Field(
+        None, description="One more re-execution with every literal of the result in the agent's programs "
+                          "changed to another number: a result that follows them was written down.")
+    altered_files: list[str] = Field(default_factory=list, description="The programs whose literals it changed.")
     code_withheld: ReexecRecord | None = Field(
         None, description="One more re-execution without the released code and without any copy of it (in the "
                           "workspace or the agent's environment): a value that still comes out was not computed "
@@ -299,7 +303,7 @@ class ReexecRecord(BaseModel):
     def runs(self) -> list[ReexecRecord]:
         """This re-execution and every further one made to check it, in the order they ran."""
         out = [self]
-        for name in ("ablation", "code_withheld", "withheld", "scrambled", "rewritten"):
+        for name in ("ablation", "altered", "code_withheld", "withheld", "scrambled", "rewritten"):
             if (r := getattr(self, name)) is not None:
                 out += r.runs()
         for r in self.perturbed:
