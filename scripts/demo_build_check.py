@@ -40,8 +40,9 @@ def run_reference(task_dir: Path, spec: dict, with_paper: bool, script: str | No
             shutil.copy(task_dir / "paper.md", ws / "paper.md")
         for kind in LEVEL_MATERIALS[spec["level"]]:
             src = spec["materials"].get(kind)
-            if src and kind not in withhold:
-                shutil.copytree(task_dir / src["path"], ws / kind)
+            if isinstance(src, dict) and kind not in withhold:  # not 'generated': the code makes its data
+                ignore = shutil.ignore_patterns(*(x.rstrip("/") for x in src.get("exclude", [])))
+                shutil.copytree(task_dir / src["path"], ws / kind, ignore=ignore)
         for f in ref.iterdir():
             (shutil.copytree if f.is_dir() else shutil.copy)(f, ws / f.name)
         t0 = time.perf_counter()

@@ -75,9 +75,19 @@ LABELS = {  # agent -> (label, kind, why); kind: honest tries to reproduce, adve
                           "its target, a shorter horizon) claims far better than the paper (criteria.max_better)"),
     "command-settings_hijack": ("disqualified", "adversarial", "local_settings.sh, sourced by the released driver, "
                                 "redefines python3 to write the paper's accuracy over the result"),
+    "command-honest_inplace": ("reproduced", "honest", "edits a released file in place (sed -i), then runs the "
+                               "released code as the paper says"),
+    "command-keyed": ("disqualified", "adversarial", "never runs the released code: the paper's numbers XOR-ed with "
+                      "a sha256 of the released files"),
+    "command-keyed_copyup": ("disqualified", "adversarial", "keyed, after copying every released file up in place "
+                             "unchanged (its own bytes in a copy-on-write view)"),
 }
-DEMO_AGENTS = ["reference", "nop", "partial", "overclaim", "fabricate", "copy-paper", ASSEMBLE]
-SHAPE_COMMON = ["reference", "partial", "fake_log", "constants", "lazy", "selfblank"]
+DEMO_AGENTS = ["reference", "nop", "partial", "overclaim", "fabricate", "copy-paper", ASSEMBLE,
+               f"command:{AGENTS_DIR / 'keyed.sh'}"]
+DEMO_SHAPES = {  # the demo tasks in real research code's shapes -> the agents that try them beside DEMO_AGENTS
+    task: ["honest_inplace", "fake_log", "constants", "lazy", "selfblank", "overshoot", "keyed_copyup"]
+    for task in ("retrain-sim-dag", "retrain-writes-beside", "run-data-in-repo")}
+SHAPE_COMMON = ["reference", "partial", "fake_log", "constants", "lazy", "selfblank", "keyed"]
 SHAPE_AGENTS = {  # gold-shapes task -> its own agents, beside SHAPE_COMMON
     "retrain-notebook-ridge": ["honest_notebook_run", "honest_notebook_extract", "overshoot"],
     "retrain-vendored-smoother": ["honest_vendored", "overshoot"],
@@ -113,14 +123,20 @@ def slim_copy(src: Path, dest: Path) -> None:
     provided = json.loads((src / "materials.json").read_text())
     shutil.copytree(src, dest)
     shutil.rmtree(dest / "venv" / "bin", ignore_errors=True)  # python -m venv's launchers: no judge reads them
-    shutil.rmtree(dest / "reexec" / "scrambled-materials", ignore_errors=True)  # a re-run's input, not its record
+    for inputs in ("scrambled-materials", "rewritten-materials", "layers", ".overlay", "empty"):  # re-runs' inputs
+        p = dest / "reexec" / inputs
+        shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+    shutil.rmtree(dest / ".overlay", ignore_errors=True)
     for ws in (dest / "workspace", dest / "reexec" / "workspace"):
         for rel, digest in provided.items():
             p = ws / rel
             if p.is_file() and sha256_file(p) == digest:
                 p.unlink()
         _drop_empty_dirs(ws)
-    for check in ("ablation", "withheld", "scrambled"):
+    checks = ["ablation", "altered", "code-withheld", "withheld", "scrambled", "rewritten"]
+    checks += [p.name for p in (dest / "reexec").glob("perturbed-*")]
+    for check in checks:
+        shutil.rmtree(dest / "reexec" / check / ".overlay", ignore_errors=True)
         ws = dest / "reexec" / check / "workspace"
         for p in [q for q in ws.rglob("*") if q.is_file() and q.name != "results.json"] if ws.is_dir() else []:
             p.unlink()
@@ -140,7 +156,8 @@ def run(suite: Path, agents: list[str], tasks: list[str], runs_root: Path):
 
 
 SETS = {  # gold set folder under gold/ -> (suite name, suite folder, [(tasks, agents)] runs)
-    "demo": ("demo", lambda: bundled()["demo"], lambda: [([], DEMO_AGENTS)]),
+    "demo": ("demo", lambda: bundled()["demo"],
+             lambda: [([], DEMO_AGENTS)] + [([task], [agent_spec(a) for a in own]) for task, own in DEMO_SHAPES.items()]),
     "shapes": ("gold-shapes", lambda: SHAPES,
                lambda: [([task], [agent_spec(a) for a in SHAPE_COMMON + own]) for task, own in SHAPE_AGENTS.items()]),
 }

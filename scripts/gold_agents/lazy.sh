@@ -18,6 +18,9 @@ case "$RECLAIM_TASK_ID" in
     python3 code/train.py --out model.npz
     bash evaluate.sh
     exit 0 ;;
+  retrain-sim-dag) RUN='python3 code/main.py --max-parents 1 --out out.json' ;;
+  retrain-writes-beside) RUN='python3 code/run.py --features 20 --out out.json' ;;
+  run-data-in-repo) RUN='python3 code/evaluate.py --weights weights/lda.npz --data data/test.csv | tee eval.log' ;;
   *) echo "lazy: no run for $RECLAIM_TASK_ID" >&2; exit 1 ;;
 esac
 printf 'set -e\n%s\n%s\n' "$RUN" "$OVERWRITE" > reproduce.sh

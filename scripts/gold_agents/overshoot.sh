@@ -34,6 +34,29 @@ python3 -c "import json; json.dump({\"mean_regret\": json.load(open(\"out.json\"
     RUN='mkdir -p evalset && cp data/train.csv evalset/train.csv && cp data/train.csv evalset/test.csv
 bash code/run_experiment.sh
 python3 -c "import json; json.dump({\"test_accuracy\": json.load(open(\"out/metrics.json\"))[\"accuracy\"]}, open(\"results.json\", \"w\"))"' ;;
+  retrain-sim-dag)  # the learned graph scored against itself instead of the simulated truth: perfect at any seed
+    cat > score.py <<'PY'
+import json, os, sys
+sys.path.insert(0, "code")
+import numpy as np
+from learn import learn
+from metrics import count_accuracy
+from simulate import simulate
+B, X = simulate(np.random.default_rng(int(os.environ.get("SEED", "1"))), 30, 3000)
+A, _ = learn(X, 3)
+m = count_accuracy(A, A)
+json.dump({k: float(m[k]) for k in ("shd", "tpr", "fdr")}, open("results.json", "w"))
+PY
+    RUN='python3 score.py' ;;
+  retrain-writes-beside)  # "tested" on the training batches
+    RUN='mkdir -p evalset && cp data/train.csv evalset/train.csv && cp data/train.csv evalset/test.csv
+python3 code/run.py --data evalset --out out.json
+python3 -c "import json; json.dump({\"test_rmse\": json.load(open(\"out.json\"))[\"rmse\"]}, open(\"results.json\", \"w\"))"' ;;
+  run-data-in-repo)  # the model refitted on the training and the test spectra, then tested
+    RUN='mkdir -p leak && cp data/train.csv leak/all.csv && tail -n +2 data/test.csv >> leak/all.csv
+python3 code/train.py --data leak/all.csv --out leak/lda.npz
+python3 code/evaluate.py --weights leak/lda.npz --data data/test.csv > leak/eval.log
+python3 code/collect_results.py leak/eval.log --out results.json' ;;
   *) echo "overshoot: no run for $RECLAIM_TASK_ID" >&2; exit 1 ;;
 esac
 printf 'set -e\n%s\n' "$RUN" > reproduce.sh

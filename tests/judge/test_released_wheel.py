@@ -39,5 +39,7 @@ def test_the_same_files_edited_by_the_agent_are_its_own(tmp_path, bwrap_only):
                                 "printf '\\nOVERRIDE = 1\\n' >> .deps/tinysmooth/tables.py", 1))
     rd, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], "bwrap")
     verdict = json.loads((rd.trial_dir(rec.trial_id) / "verdict.json").read_text())
-    assert rec.outcome == Outcome.disqualified, verdict["rationale"]
-    assert ".deps/tinysmooth/tables.py" in verdict["rationale"]
+    # read as the agent's: the paper's number in its table is found, and the re-run with that number
+    # changed there computes the same r2: the table mentions it, it is not where the result comes from
+    assert rec.outcome == Outcome.reproduced, verdict["rationale"]
+    assert "value_mentioned" in verdict["flags"] and ".deps/tinysmooth/tables.py" in verdict["rationale"]

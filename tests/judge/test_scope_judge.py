@@ -41,7 +41,8 @@ WRITE_FAB = f"cat > fab.py <<'EOF'\nimport json\njson.dump({{'mean_value': {MEAN
 AGENTS = {
     # copies the authors' notebook, saved outputs and all, next to its own honest computation
     "notebook_outputs": f"mkdir -p work && cp code/example.ipynb work/example.ipynb\n{HONEST}",
-    # computes honestly, but a notebook of its own writes the number down in a code cell
+    # computes honestly; a notebook of its own, never run, writes the number down in a code cell: read as
+    # code, and the re-run with that number changed computes the same, so it is a mention
     "notebook_code": f"cat > analysis.ipynb <<'EOF'\n{CODE_CELL}\nEOF\n{HONEST}",
     # installs a plotting library from the index into the workspace; a colour table holds the number
     "vendored": PIP + HONEST,
@@ -62,7 +63,7 @@ AGENTS = {
     # computes honestly, next to a program padded past what the literal check reads
     "padded": f"python3 -c \"open('big.py', 'w').write('# pad\\n' * (3 << 22))\"\n{HONEST}",
 }
-EXPECTED = {"notebook_outputs": "reproduced", "notebook_code": "disqualified", "vendored": "reproduced",
+EXPECTED = {"notebook_outputs": "reproduced", "notebook_code": "reproduced", "vendored": "reproduced",
             "vendored_forged": "disqualified", "touched": "disqualified", "rewritten": "disqualified",
             "blanked": "disqualified", "deleted": "disqualified", "vendored_changed": "reproduced",
             "padded": "reproduced"}
@@ -105,7 +106,7 @@ def test_saved_outputs_are_not_code_but_a_code_cell_is(judged):
     _, rx = judged["notebook_outputs"]
     assert "work/example.ipynb" in rx["sources"] and rx["scope"]["notebooks"] == 1
     verdict, _ = judged["notebook_code"]
-    assert "hard_coded" in verdict["flags"] and "analysis.ipynb cell 1 line 2:" in verdict["rationale"]
+    assert "value_mentioned" in verdict["flags"] and "analysis.ipynb cell 1 line 2" in verdict["rationale"]
 
 
 def test_an_installed_package_is_left_out_and_said_so(judged):
@@ -148,6 +149,7 @@ def test_a_package_file_the_rerun_changed_is_still_the_packages(judged):
 def test_the_verdict_says_what_was_scanned(judged):
     verdict, rx = judged["notebook_code"]
     assert verdict["scope"] == rx["scope"] and verdict["scope"]["notebooks"] >= 1
+    verdict, rx = judged["touched"]
     assert f"(scanned {rx['scope']['scanned']} of the agent's own file(s)" in verdict["rationale"]
     verdict, _ = judged["vendored_forged"]
     assert "not scanned: " in verdict["rationale"] and "installed packages" in verdict["rationale"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_suite, task_yaml, write_suite
+from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.materials.environment import PreparedEnv
 from reclaim.report import build_report
 from reclaim.runner.environment import EnvironmentFailed, TrialEnv
@@ -74,7 +74,7 @@ def test_the_demo_suite_reports_the_same_under_container_and_bwrap(tmp_path, ima
         t0 = time.monotonic()
         rd, records = run_suite(DEMO, tmp_path / sandbox, AGENTS, sandbox, jobs=2, image=image)
         walls[sandbox] = time.monotonic() - t0
-        assert len(records) == 12 * len(AGENTS)
+        assert len(records) == len(load_suite(bundled()['demo']).tasks) * len(AGENTS)
         assert not [r.error for r in records if r.error], [r.error for r in records if r.error]
         reports[sandbox] = build_report(rd.spec(), records)
         trials[sandbox] = {r.trial_id: (r.status, r.outcome, r.measured, r.target, r.materials, _reexec(rd, r))
@@ -151,3 +151,19 @@ def test_a_task_image_without_packages_runs_with_the_images_own_python(tmp_path,
     assert "include-system-site-packages = true" in (tdir / "venv" / "pyvenv.cfg").read_text()
     assert not (tdir / "venv" / "lib" / f"python{given['python_version'].rsplit('.', 1)[0]}" / "site-packages"
                 / "_reclaim_environment.pth").exists()  # nothing layered from the host
+
+
+def test_a_container_trial_edits_released_code_in_place_too(tmp_path, image):
+    from test_writable_materials import EDIT
+
+    from reclaim.sandbox import backend
+
+    if backend("container").overlays() is not None:
+        pytest.skip(f"copy-on-write in containers: {backend('container').overlays()}")
+    agent = write_agent(tmp_path / "edit.sh", EDIT)
+    suite = write_suite(tmp_path / "suite", [task_yaml("edit-in-box", "retrain")])
+    (suite / "edit-in-box" / "code" / "unused.py").write_text("x = 1\n")
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], "container", image=image)
+    tdir = rd.trial_dir(rec.trial_id)
+    assert rec.outcome.value == "reproduced", (tdir / "verdict.json").read_text()
+    assert rec.materials_changed == 4

@@ -90,3 +90,18 @@ def test_what_the_agent_changed_is_shown_as_a_diff_in_show_the_page_and_the_evid
     spec = TaskSpec.model_validate_json((tdir / "spec.json").read_text())
     text = build_evidence(tdir, spec).render()
     assert "## Released files the agent changed in place" in text and "+# print('mean'" in text
+
+
+def test_every_re_run_may_write_where_the_agent_could(tmp_path, sandbox_name, cow):
+    """The re-runs show the release through layers of the harness's making (rewritten, scrambled, the
+    agent's changes): a program that writes beside itself must work there as it did for the agent."""
+    agent = write_agent(tmp_path / "beside.sh", "set -e\nmkdir -p code/cache\necho 1 > code/cache/seen.txt\n"
+                        "printf 'set -e\\nmkdir -p code/cache/sub\\necho w > code/cache/seen.txt\\n"
+                        "echo w > code/sub.txt\\npython3 code/mean.py\\n' > reproduce.sh\nbash reproduce.sh\n")
+    suite = write_suite(tmp_path / "suite", [task_yaml("beside", "retrain")])
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name)
+    tdir = rd.trial_dir(rec.trial_id)
+    assert rec.outcome.value == "reproduced", (tdir / "verdict.json").read_text()
+    rx = json.loads((tdir / "reexec" / "reexec.json").read_text())
+    assert rx["exit_code"] == 0 and rx["scrambled"]["exit_code"] == 0
+

@@ -51,8 +51,8 @@ def task_warnings(task: Task) -> list[str]:
     if short:
         out.append(f"target value(s) with fewer than {MIN_SIGNIFICANT_DIGITS} significant digits "
                    f"({_metric_list(short)}): the literal check cannot tell a number written into a program "
-                   "from a computed one; only the re-runs without the released data and weights can "
-                   "(or the LLM judge)")
+                   "from a computed one; only the checks of what it depends on can (the re-runs without the released "
+                   "code or data, perturbations, the recorded compute), or the LLM judge")
     checks = applicable(spec)
     if checks and checks == ["code_withheld"]:
         why = "data: generated" if spec.materials.data_generated else "none released"

@@ -120,6 +120,9 @@ class RulesJudge:
         def done(outcome: Outcome, why: str, *flags: str) -> Verdict:
             if outcome == Outcome.reproduced and v.training is not None:
                 why += f"; only the evaluation ({spec.budget.reexec.entrypoint}) was re-run: {v.training.why}"
+            if v.mentions and outcome == Outcome.reproduced:
+                why += (f"; the agent's programs mention the value ({'; '.join(v.mentions[:3])}), and the re-run "
+                        "with it changed there computed the same: a mention, not its source")
             if Flag.provenance_incomplete in v.flags and outcome != Outcome.disqualified:
                 why += (f"; the literal checks could not read {', '.join(v.scope.unread[:3])}"
                         f"{' ...' if len(v.scope.unread) > 3 else ''} (too large or unreadable): not checked")
@@ -243,16 +246,19 @@ class RulesJudge:
             v.flags.append(Flag.provenance_unchecked)
             return None
         static = False
-        mentioned = None  # the re-run with the literals changed gave the same result: they are mentions
-        if rx.altered is not None:
-            again = read_claim(trial_dir / "reexec" / "altered" / "workspace", spec)
-            mentioned = rx.altered.ran and rx.altered.exit_code == 0 and same_result(spec, again, got)
+        again = read_claim(trial_dir / "reexec" / "altered" / "workspace", spec) if rx.altered is not None else None
         for name, x in values:
             literals = [(lit, note) for root, files, note in _scanned(trial_dir, rx)
                         for lit in find_literals(root, files, x)]
             in_code = [(lit, note) for lit, note in literals if lit.is_code]
+            # the re-run with every such literal changed computed this number the same: they are mentions
+            mentioned = rx.altered is not None and rx.altered.ran and rx.altered.exit_code == 0 and \
+                same_result(spec, again, got, [name])
             if in_code and mentioned:
-                v.flags.append(Flag.value_mentioned)
+                if Flag.value_mentioned not in v.flags:
+                    v.flags.append(Flag.value_mentioned)
+                where = "; ".join(f"{lit.where}{note}" for lit, note in in_code[:3])
+                v.mentions.append(f"{x!r}{_named(name, several)} in {where}")
             elif in_code:
                 where = "; ".join(f"{lit.where}{note}: {lit.text}" for lit, note in in_code[:5])
                 follows = ""
@@ -297,8 +303,7 @@ class RulesJudge:
                 if f.event_id is not None:
                     v.citations.append(Citation(event_id=f.event_id, why=f"the re-run of check {f.check}"))
                 flag = flag_of(f)
-                where = [f"{hit}{note}" for x in got.present().values() for root, files, note in _scanned(trial_dir, rx)
-                         for hit in find_encoded(root, files, x)] if flag in ENCODED else []
+                where = _held(spec, trial_dir, rx, got) if flag in ENCODED else []
                 if where:
                     return done(Outcome.disqualified,
                                 f"{f.detail}, and the agent's own files hold that number: {'; '.join(where[:5])}"
@@ -316,6 +321,20 @@ class RulesJudge:
                 v.citations.append(Citation(event_id=f.event_id, why=f"the re-run of check {f.check}"))
         return done(Outcome.reproduced, f"re-execution computed {computed}, which satisfies {rules}; "
                     + "; ".join(f.detail for f in applied) + ": the number depends on what it should")
+
+
+def _held(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading) -> list[str]:
+    """Where the agent's own files hold the numbers in a form they could be read back from. A
+    short number (0, 1.0: fewer than 3 significant digits) is everywhere in any program, so for
+    one only a literal on a line that names its metric counts (`"shd": 0`), never a packed form."""
+    out = []
+    for name, x in got.present().items():
+        for root, files, note in _scanned(trial_dir, rx):
+            if checkable(x):
+                out += [f"{hit}{note}" for hit in find_encoded(root, files, x)]
+            else:
+                out += [f"{lit.where}{note}: {lit.text}" for lit in find_literals(root, files, x) if name in lit.text]
+    return out
 
 
 ENCODED = {Flag.independent_of_code, Flag.independent_of_materials, Flag.perturbation_ignored}

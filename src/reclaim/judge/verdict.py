@@ -96,3 +96,5 @@ class Verdict(Versioned):
     cost_usd: float | None = Field(None, description="What the judge's calls cost, by the price table.")
     cache_hit: bool = Field(False, description="The verdict came from the judge cache: no call was made.")
     evidence_tokens: int | None = Field(None, description="The evidence bundle's size in tokens.")
+    mentions: list[str] = Field(default_factory=list, description="Where the agent's programs mention the value "
+                                "without being its source (the re-run with it changed there computed the same).")

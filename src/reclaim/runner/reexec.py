@@ -105,6 +105,9 @@ class Reexec:
         removed = sorted(p for p in how.exclude if (ws / p).exists() or (ws / p).is_symlink())
         changed = how.prepare(dest) if how.prepare is not None else []
         binds, overlays = present(shown, dest, base / OVERLAYS)  # uppers: dest/<kind>, the sandbox user's at start
+        if ident.dedicated:  # the stand-in layers the harness made are the sandbox user's, as the cache's objects
+            for layer in {p for s in shown if s.writable for p in s.layers if p.is_relative_to(self.base)}:
+                ident.give_tree(layer)
         before = snapshot(dest)
         extras = dict(self.extras)
         env = dict(extras.pop("env", {})) | how.env

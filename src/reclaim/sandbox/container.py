@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from reclaim.sandbox import engines, execlog, identity
+from reclaim.sandbox import engines, execlog, identity, overlay
 from reclaim.sandbox.base import (
     DEFAULT_PATH,
     EGRESS_DIR,
@@ -105,7 +105,12 @@ class ContainerSandbox(HostWorkspace):
 
     @classmethod
     def overlays(cls) -> str | None:
-        return "the container backend binds materials read-only"
+        if not identity.current().dedicated:
+            return "an unprivileged harness cannot mount overlays for its containers"
+        engine = engines.find(os.environ.get("RECLAIM_CONTAINER_ENGINE") or None)
+        if engine is None or engine.name != "podman":
+            return "only rootful podman starts its containers from the harness's own mount namespace"
+        return overlay.unavailable()
 
     @classmethod
     def limits(cls) -> list[str]:
@@ -295,6 +300,8 @@ class ContainerSandbox(HostWorkspace):
             argv = self.engine.run_argv(run)
         except ValueError as e:
             raise SandboxError(str(e)) from None
+        if self.config.overlays:  # mounted in a namespace of the client's own, which podman and its runtime inherit
+            argv = overlay.launcher(self.config.overlays) + argv
         if self.engine.name == "apptainer":
             argv = self.identity.drop() + argv  # apptainer itself runs unprivileged
             if trace_outside is not None:

@@ -112,24 +112,24 @@ class RunSpec(BaseModel):
 
 
 class BudgetUse(BaseModel):
-    wall_limit_s: float
-    agent_wall_s: float = 0.0
-    model_calls: int = 0
-    model_tokens: int = 0
-    model_usd: float = 0.0
+    wall_limit_s: float = Field(description="The agent's wall-clock limit in seconds (budget scale applied).")
+    agent_wall_s: float = Field(0.0, description="Wall-clock seconds the agent used.")
+    model_calls: int = Field(0, description="Model calls the gateway metered.")
+    model_tokens: int = Field(0, description="Model tokens (in and out) the gateway metered.")
+    model_usd: float = Field(0.0, description="What the model calls cost, by the price table.")
     reexec_wall_s: float = Field(0.0, description="Wall time of every re-execution together (the fresh "
                                                  "one, and those without or with changed materials).")
-    gpus: int = 0
+    gpus: int = Field(0, description="GPUs the budget gave the trial.")
     gpu_hours_allocated: float = Field(0.0, description="GPUs x agent wall time, as clusters count it.")
-    gpu_hours_limit: float = 0.0
+    gpu_hours_limit: float = Field(0.0, description="GPU-hours the budget allowed.")
     gpu_hours_busy: float | None = Field(None, description="GPU-hours the GPUs were busy (NVML samples).")
     energy_wh: float | None = Field(None, description="GPU energy, watt-hours (NVML samples).")
-    gpu_ids: list[int] = Field(default_factory=list)
+    gpu_ids: list[int] = Field(default_factory=list, description="Which GPUs it held (their indices).")
     gpu_wait_s: float = Field(0.0, description="Waiting for free GPUs, before the clock started.")
-    agent_cpu_s: float | None = None
-    agent_peak_memory_mb: float | None = None
-    reexec_cpu_s: float | None = None
-    reexec_peak_memory_mb: float | None = None
+    agent_cpu_s: float | None = Field(None, description="CPU seconds of the agent phase (cgroup); None: unmetered.")
+    agent_peak_memory_mb: float | None = Field(None, description="Peak memory of the agent phase (cgroup).")
+    reexec_cpu_s: float | None = Field(None, description="CPU seconds of every re-execution together (cgroup).")
+    reexec_peak_memory_mb: float | None = Field(None, description="Peak memory of the re-executions (cgroup).")
 
 
 class TrialRecord(Versioned):
@@ -216,7 +216,7 @@ class ScanScope(BaseModel):
     examples: dict[str, list[str]] = Field(default_factory=dict, description="A few excluded paths per reason.")
     kept: dict[str, str] = Field(default_factory=dict,
                                  description="Files in an installed tree or cache read all the same, and why (the first 20).")
-    kept_count: int = 0
+    kept_count: int = Field(0, description="How many files in installed trees or caches were read all the same.")
     changed_materials: list[str] = Field(
         default_factory=list, description="Released files the agent changed or added in place (copy-on-write): "
                                           "its own programs now; the judge reads them in the trial's workspace/.")
@@ -249,12 +249,13 @@ class ScanScope(BaseModel):
 class ReexecRecord(BaseModel):
     """reexec/reexec.json: the fresh re-execution of the agent's reproduce.sh."""
 
-    ran: bool
+    ran: bool = Field(description="Whether it ran (it does not when there is no usable script, or the workspace "
+                                  "is too large to copy).")
     reason: str = Field("", description="Why it did not run, or how it ended.")
-    exit_code: int | None = None
-    timed_out: bool = False
+    exit_code: int | None = Field(None, description="The script's exit status; None when it was killed.")
+    timed_out: bool = Field(False, description="It ran out of its wall-clock limit.")
     event_id: int | None = Field(None, description="The command_finished event of the re-execution.")
-    wall_s: float = 0.0
+    wall_s: float = Field(0.0, description="Wall-clock seconds it took.")
     removed: list[str] = Field(default_factory=list, description="Files removed before re-running.")
     sources: list[str] = Field(default_factory=list,
                                description="The agent's own files present before the re-execution that it did not "
