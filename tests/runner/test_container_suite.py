@@ -15,6 +15,7 @@ from reclaim.materials.environment import PreparedEnv
 from reclaim.report import build_report
 from reclaim.runner.environment import EnvironmentFailed, TrialEnv
 from reclaim.sandbox import images
+from reclaim.spec import load_suite
 from reclaim.store import Outcome, Status
 from reclaim.suites import bundled
 
