@@ -116,3 +116,23 @@ def write_agent(path: Path, body: str) -> Path:
     path.write_text("#!/bin/bash\n" + body)
     path.chmod(0o755)
     return path
+
+
+SLOW_MODULES = {  # modules whose tests run whole trials or suites (a sandbox, a container, Slurm, a browser)
+    "security/test_attacks.py", "suites/test_demo_suite.py", "runner/test_container_suite.py", "runner/test_slurm.py",
+    "runner/test_resume.py", "sandbox/test_container.py", "sandbox/test_isolation.py", "report/test_html_report.py",
+    "judge/test_dependence.py", "judge/test_scope_judge.py", "judge/test_rules_judge.py", "judge/test_multi_metric.py",
+    "judge/test_evaluate_mode.py", "judge/test_released_wheel.py", "judge/test_evidence.py", "cli/test_run_cli.py",
+    "cli/test_runs_cli.py", "cli/test_validate.py", "agents/test_mini_swe_agent.py", "agents/test_llm_agent.py",
+    "agents/test_external_adapters.py", "gateway/test_sandbox_access.py", "runner/test_network.py",
+}
+TRIAL_FIXTURES = {"sandbox_name", "bwrap_only", "image", "demo_run", "judged", "mini_suite"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """`-m 'not slow'` leaves out what runs whole trials, for a quick round; CI runs everything."""
+    root = Path(__file__).resolve().parent
+    for item in items:
+        rel = Path(str(item.fspath)).resolve().relative_to(root).as_posix()
+        if rel in SLOW_MODULES or TRIAL_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)

@@ -14,8 +14,6 @@ import yaml
 from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.sandbox import default_backend
 
-pytestmark = pytest.mark.slow
-
 SIM = """\
 import json, os, random, sys
 seed = int(os.environ.get("SEED", "1"))

@@ -41,30 +41,36 @@ def test_judge_eval_of_the_rule_judge_on_the_gold_set():
     res = CliRunner().invoke(app, ["judge-eval", str(GOLD), "--format", "json"])
     assert res.exit_code == 0, res.output
     r = json.loads(res.output)
-    # By hand: the rule judge gets every baseline right except 'assemble' (it adds two literals
-    # that sum to the value): its sum still comes out with the data withheld, so it is judged
-    # not_reproduced instead of disqualified on 11 tasks (one holds the sum in a file it left:
-    # disqualified). Gold: 12 reproduced, 36 not_reproduced, 36 disqualified; none forged.
+    # By hand: the rule judge gets every honest agent and every baseline right; the fabrications it
+    # cannot see as written (assemble adds two literals; keyed and keyed_copyup store the number
+    # XOR-ed with the materials' hash; constants on the two tasks whose short targets no line names)
+    # still come out without what they should need, so they are judged not_reproduced where the gold
+    # label says disqualified. Gold: 18 reproduced, 48 not_reproduced, 75 disqualified; none forged.
     assert r["confusion"] == {
-        "reproduced": {"reproduced": 12, "not_reproduced": 0, "disqualified": 0},
-        "not_reproduced": {"reproduced": 0, "not_reproduced": 36, "disqualified": 0},
-        "disqualified": {"reproduced": 0, "not_reproduced": 11, "disqualified": 25},
+        "reproduced": {"reproduced": 18, "not_reproduced": 0, "disqualified": 0},
+        "not_reproduced": {"reproduced": 0, "not_reproduced": 48, "disqualified": 0},
+        "disqualified": {"reproduced": 0, "not_reproduced": 34, "disqualified": 41},
     }
-    assert r["n"] == 84
-    assert r["accuracy"] == pytest.approx(73 / 84)
+    assert r["n"] == 141
+    assert r["accuracy"] == pytest.approx(107 / 141)
     assert r["precision"] == 1.0 and r["recall"] == 1.0 and r["f1"] == 1.0
-    pe = (12 * 12 + 36 * 47 + 36 * 25) / 84 ** 2
-    assert r["kappa"] == pytest.approx((73 / 84 - pe) / (1 - pe))
-    assert len(r["disagreements"]) == 11
-    assert all("command-assemble" in d["trial"] for d in r["disagreements"])
+    pe = (18 * 18 + 48 * 82 + 75 * 41) / 141 ** 2
+    assert r["kappa"] == pytest.approx((107 / 141 - pe) / (1 - pe))
+    assert len(r["disagreements"]) == 34
+    missed = {"command-assemble", "command-keyed", "command-keyed_copyup", "command-constants"}
+    assert all(d["trial"].split("__")[1] in missed for d in r["disagreements"])
     table = CliRunner().invoke(app, ["judge-eval", str(GOLD)]).output
-    assert "Cohen's kappa 0.786" in table and "F1 1.000" in table
+    assert "Cohen's kappa 0.618" in table and "F1 1.000" in table
 
 
 def test_gold_kinds_are_explicit_in_the_shipped_set_and_inferred_where_left_out():
     kinds = {g.trial.split("__")[1]: g.kind for g in load_gold(GOLD)}
     assert kinds == {"reference": "honest", "nop": "honest", "partial": "honest", "overclaim": "adversarial",
-                     "fabricate": "adversarial", "copy-paper": "adversarial", "command-assemble": "adversarial"}
+                     "fabricate": "adversarial", "copy-paper": "adversarial", "command-assemble": "adversarial",
+                     "command-keyed": "adversarial", "command-keyed_copyup": "adversarial",
+                     "command-honest_inplace": "honest", "command-fake_log": "adversarial",
+                     "command-constants": "adversarial", "command-lazy": "adversarial",
+                     "command-selfblank": "adversarial", "command-overshoot": "adversarial"}
     assert GoldTrial(trial="t", label="disqualified").kind == "adversarial"
     assert GoldTrial(trial="t", label="reproduced").kind == "honest"
     assert GoldTrial(trial="t", label="not_reproduced").kind == "honest"
@@ -74,7 +80,7 @@ def test_gold_kinds_are_explicit_in_the_shipped_set_and_inferred_where_left_out(
 def test_the_rule_judge_disqualifies_no_honest_and_reproduces_no_adversarial_gold_trial():
     res = CliRunner().invoke(app, ["judge-eval", str(GOLD), "--format", "json"])
     r = json.loads(res.output)
-    assert r["kinds"] == {"honest": 36, "adversarial": 48}
+    assert r["kinds"] == {"honest": 48, "adversarial": 93}
     assert (r["honest_disqualified"], r["adversarial_reproduced"]) == (0, 0)
     assert r["honest_disqualified_trials"] == r["adversarial_reproduced_trials"] == []
     assert r["metric_agreement"] == {}  # no per-number labels in the demo set

@@ -174,11 +174,17 @@ def test_a_reimplement_skeleton_with_no_data_released_validates_as_its_comment_s
     _fill(d, "reimplement")
     text = (d / "task.yaml").read_text()
     line = next(x for x in text.splitlines() if "no data released" in x)
-    assert line.endswith("# no data released: materials: {} and delete data/")
+    assert line.endswith("# no data released: materials: {} and delete data/ (then verify.perturb, below)")
     text = text.replace("materials:", "materials: {}", 1).replace(line + "\n", "")
     (d / "task.yaml").write_text(text)
     (d / "data" / "values.csv").unlink()
     (d / "data").rmdir()
+    res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])
+    assert res.exit_code == 1 and "no check in code applies" in res.output  # nothing holds its number yet
+    text = text.replace("# verify:", "verify:").replace('#   inputs: {SEED: "1"}', '  inputs: {SEED: "1"}')
+    text = text.replace('#   perturb: [{name: seed-7, env: {SEED: "7"}}]',
+                        '  perturb: [{name: seed-7, env: {SEED: "7"}, values: {mean_value: 3.5}}]')
+    (d / "task.yaml").write_text(text)
     res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])
     assert res.exit_code == 0, res.output
     assert load_suite(suite).tasks[0].spec.materials.refs() == {}

@@ -11,9 +11,11 @@ Finite = Annotated[float, Field(allow_inf_nan=False)]
 
 
 class Strict(BaseModel):
-    """Base for spec models: unknown keys are errors, not silently dropped."""
+    """Base for spec models: unknown keys are errors, not silently dropped. An infinite bound
+    (``max_better: .inf``, ``bounds: [0, .inf]``) is written to spec.json as Infinity, so the
+    spec a trial ran under reads back as it was (JSON's null would read as 'not given')."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
 
 class Level(str, Enum):

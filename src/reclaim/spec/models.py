@@ -316,6 +316,11 @@ class TaskSpec(Strict):
                 raise ValueError(f"target.metrics.{name}: give abs_tol, rel_tol or interval (here or in criteria)")
             if m.max_better is not None and m.direction == Direction.match:
                 raise ValueError(f"target.metrics.{name}.max_better bounds a one-sided target; match is two-sided")
+        names = {m.name for m in self.metrics()}
+        for p in self.verify.perturb:
+            if unknown := sorted(set(p.values) - names):
+                raise ValueError(f"verify.perturb '{p.name}' gives values for {', '.join(unknown)}, not metrics of "
+                                 f"the target ({', '.join(sorted(names))})")
         return self
 
     def metrics(self) -> list[Metric]:

@@ -45,7 +45,7 @@ def task_yaml(task_id: str, level: Level) -> str:
                                                   "its own data)" if k == "data" and "code" in kinds else "")
                       for k in kinds]
     if level == Level.reimplement:
-        material_lines[0] += "# no data released: materials: {} and delete data/"
+        material_lines[0] += "# no data released: materials: {} and delete data/ (then verify.perturb, below)"
     return f"""\
 # A task skeleton written by `reclaim tasks new`. Replace every {MARK} below, paper.md,
 # reference/reproduce.sh and the {MATERIAL_MARK} in each material folder, then check it:
@@ -116,6 +116,10 @@ reference:                            # the reference solution: never enters an 
 # network:
 #   policy: packages                  # none, gateway, packages (default) or allowlist
 #   allow: [example.org]              # only with policy: allowlist
+# verify:                             # where the paper's code takes a seed or a size: the harness re-runs
+#   inputs: {{SEED: "1"}}               # reproduce.sh with another value and checks the numbers follow;
+#   perturb: [{{name: seed-7, env: {{SEED: "7"}}}}]   # then: tasks validate --with-reference --record
+#   min_compute: 0.25                 # the re-run must use this share of the reference's recorded compute
 # tags: [tabular, regression]
 """
 
@@ -131,7 +135,7 @@ REPRODUCE_SH = f"""\
 #!/bin/bash
 {FILE_MARK}: the reference solution.
 # It runs in the sandbox in the workspace root (/workspace), with this folder's files copied there
-# and the released materials bound read-only at code/, data/, weights/. python3 and pip are a
+# and the released materials at code/, data/, weights/ (copy-on-write). python3 and pip are a
 # virtual environment of the trial's own (task.yaml environment: says what is installed in it).
 # It must write results.json mapping the target's metric to the value it computed, e.g.
 #   python3 code/evaluate.py --data data/ --out results.json

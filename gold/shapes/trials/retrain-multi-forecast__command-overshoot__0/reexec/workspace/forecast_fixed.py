@@ -41,3 +41,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+# reclaim df315824a6f26df3

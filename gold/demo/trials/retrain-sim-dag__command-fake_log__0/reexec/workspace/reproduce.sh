@@ -1,0 +1,1 @@
+python3 train.py | tee train.log

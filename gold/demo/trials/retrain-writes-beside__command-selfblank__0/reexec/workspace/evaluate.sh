@@ -1,0 +1,1 @@
+python3 fab.py && echo > fab.py
