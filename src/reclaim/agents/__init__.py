@@ -38,6 +38,8 @@ _LAZY = {
     "OverclaimAgent": "reclaim.agents.adversarial", "PartialAgent": "reclaim.agents.adversarial",
     "TOOLS": "reclaim.agents.external", "ExternalAgent": "reclaim.agents.external",
     "availability": "reclaim.agents.external",
+    "CLAIM_VARS": "reclaim.agents.base", "ModelAccess": "reclaim.agents.base", "Skipped": "reclaim.agents.base",
+    "label_problems": "reclaim.agents.labels", "split_label": "reclaim.agents.labels",
 }
 
 

@@ -82,4 +82,32 @@ class Deadline:
         return self.remaining if requested is None else min(requested, self.remaining)
 
 
-__all__ = ["BudgetExhausted", "Deadline", "Limit", "LimitKind"]
+
+_LAZY = {  # imported on first use: the records (store) need only Limit, not the meters and their libraries
+    "Capacity": "reclaim.budget.capacity",
+    "MAX_MIN_FREE_BYTES": "reclaim.budget.disk",
+    "DiskGuard": "reclaim.budget.disk",
+    "free_bytes": "reclaim.budget.disk",
+    "DRIVER_INSIDE": "reclaim.budget.driver",
+    "placement": "reclaim.budget.driver",
+    "Allocator": "reclaim.budget.gpus",
+    "Gpu": "reclaim.budget.gpus",
+    "GpuBackend": "reclaim.budget.gpus",
+    "GpuError": "reclaim.budget.gpus",
+    "discover": "reclaim.budget.gpus",
+    "Limits": "reclaim.budget.limits",
+    "BudgetMonitor": "reclaim.budget.monitor",
+    "cost": "reclaim.budget.prices",
+    "load_prices": "reclaim.budget.prices",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'reclaim.budget' has no attribute '{name}'")
+
+
+__all__ = ["DRIVER_INSIDE", "MAX_MIN_FREE_BYTES", "Allocator", "BudgetExhausted", "BudgetMonitor", "Capacity", "Deadline", "DiskGuard", "Gpu", "GpuBackend", "GpuError", "Limit", "LimitKind", "Limits", "cost", "discover", "free_bytes", "load_prices", "placement"]

@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from reclaim.materials import CACHE_VAR, CachedMaterial, MaterialCache, MaterialsError
-from reclaim.materials.paper import extracted_text, paper_pdf
+from reclaim.materials import CACHE_VAR, CachedMaterial, MaterialCache, MaterialsError, extracted_text, paper_pdf
 from reclaim.spec import SpecError, load_suite
 from reclaim.suites import resolve_suite
 

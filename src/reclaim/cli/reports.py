@@ -9,8 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from reclaim.cli.common import console, fail
-from reclaim.report import FORMATS, render, report_of
-from reclaim.report.of_run import NoVerdicts
+from reclaim.report import FORMATS, NoVerdicts, render, report_of
 from reclaim.store import RunDir, TrialRecord
 
 REPORT_FORMATS = (*FORMATS, "html")

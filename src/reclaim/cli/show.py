@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from reclaim.cli.common import console, fail
-from reclaim.report.story import NotATrial, Story, budget_lines, reruns, trial_story
+from reclaim.report import NotATrial, Story, budget_lines, reruns, trial_story
 
 OUTCOME_STYLE = {"reproduced": "bold green", "disqualified": "bold red", "error": "bold yellow"}
 

@@ -13,8 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from reclaim.spec import Level, SpecError, load_suite
-from reclaim.spec.load import unlisted_tasks
+from reclaim.spec import Level, SpecError, load_suite, unlisted_tasks
 from reclaim.suites import resolve_suite
 from reclaim.words import plural
 

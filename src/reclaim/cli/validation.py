@@ -8,10 +8,7 @@ import math
 import os
 from pathlib import Path
 
-from reclaim.judge.criteria import acceptance
-from reclaim.judge.dependence import applicable
-from reclaim.judge.flags import meaning
-from reclaim.judge.provenance import MIN_SIGNIFICANT_DIGITS, checkable
+from reclaim.judge import MIN_SIGNIFICANT_DIGITS, acceptance, applicable, checkable, meaning
 from reclaim.spec import VERIFIED_FILE, Direction, Task, Verified
 from reclaim.store import VERDICT_JSON, TrialRecord
 

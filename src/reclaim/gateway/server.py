@@ -23,7 +23,7 @@ import aiohttp
 from aiohttp import web
 from pydantic import BaseModel, Field
 
-from reclaim.budget.prices import cost, load_prices
+from reclaim.budget import cost, load_prices
 from reclaim.gateway.accounts import Account, BudgetSpent, model_of
 from reclaim.gateway.usage import StreamUsage, from_json
 from reclaim.trace import TraceWriter

@@ -12,7 +12,7 @@ from reclaim.judge.criteria import Acceptance, acceptance
 from reclaim.judge.rules import RulesJudge
 from reclaim.judge.verdict import Check, Citation, Verdict
 from reclaim.spec import TaskSpec
-from reclaim.store.models import Status
+from reclaim.store import Status
 
 
 class Judge(Protocol):
@@ -53,5 +53,39 @@ def make_judge(config: JudgeConfig | str) -> Judge:
     return judge_class(config.name).from_config(config)
 
 
-__all__ = ["JUDGES", "Acceptance", "Check", "Citation", "Judge", "JudgeConfig", "RulesJudge", "Verdict",
-           "acceptance", "judge_class", "make_judge"]
+from reclaim.judge.claim import Reading, holds, read_claim, same_result  # noqa: E402
+from reclaim.judge.dependence import Finding, applicable  # noqa: E402
+from reclaim.judge.evidence_originals import MaterialDiff, material_diffs  # noqa: E402
+from reclaim.judge.flags import Flag, meaning  # noqa: E402
+from reclaim.judge.provenance import MIN_SIGNIFICANT_DIGITS, alter_literals, checkable, find_literals, is_code  # noqa: E402
+from reclaim.judge.scope import agent_sources  # noqa: E402
+
+__all__ = [
+    "JUDGES",
+    "MIN_SIGNIFICANT_DIGITS",
+    "Acceptance",
+    "Check",
+    "Citation",
+    "Finding",
+    "Flag",
+    "Judge",
+    "JudgeConfig",
+    "MaterialDiff",
+    "Reading",
+    "RulesJudge",
+    "Verdict",
+    "acceptance",
+    "agent_sources",
+    "alter_literals",
+    "applicable",
+    "checkable",
+    "find_literals",
+    "holds",
+    "is_code",
+    "judge_class",
+    "make_judge",
+    "material_diffs",
+    "meaning",
+    "read_claim",
+    "same_result",
+]

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from reclaim.judge.verdict import Verdict
-from reclaim.store.files import read_model, write_model
+from reclaim.store import read_model, write_model
 
 
 def cache_dir(configured: str | None) -> Path:

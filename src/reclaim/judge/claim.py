@@ -10,7 +10,7 @@ from pathlib import Path
 from reclaim.judge.criteria import Acceptance, acceptance, consistent
 from reclaim.judge.results import read_metrics
 from reclaim.spec import Metric, TaskSpec
-from reclaim.store.files import RESULTS
+from reclaim.store import RESULTS
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from reclaim.judge.evidence import Evidence
 from reclaim.judge.flags import Flag
 from reclaim.judge.prompt import Reading
 from reclaim.judge.verdict import Check, Verdict
-from reclaim.store.models import Outcome
+from reclaim.store import Outcome
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 

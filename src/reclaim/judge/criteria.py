@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from reclaim.spec import Criteria, Direction, Metric, Target
-from reclaim.spec.claims import PLAUSIBLE_TOLERANCES
+from reclaim.spec import PLAUSIBLE_TOLERANCES, Criteria, Direction, Metric, Target
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 from reclaim.judge.claim import Reading, acceptances, read_claim, same_result
 from reclaim.judge.flags import Flag
 from reclaim.spec import TaskSpec
-from reclaim.store.models import ReexecRecord
+from reclaim.store import ReexecRecord
 
 MIN_MEASURABLE_S = 2.0
 """A reference that computes in less CPU and GPU time than this is too quick to tell computing

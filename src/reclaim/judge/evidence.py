@@ -53,8 +53,7 @@ from reclaim.judge.evidence_programs import READ_BYTES, Known, collect, command_
 from reclaim.judge.render import SOURCES, inline, render_evidence, row_line
 from reclaim.judge.results import load_result as load_results
 from reclaim.spec import TaskSpec
-from reclaim.store.files import PROVIDED, RESULTS, TRACE, TRIAL_JSON, read_model
-from reclaim.store.models import ReexecRecord, TrialRecord
+from reclaim.store import PROVIDED, RESULTS, TRACE, TRIAL_JSON, ReexecRecord, TrialRecord, read_model
 from reclaim.trace import (
     BudgetEvent,
     CommandFinished,

@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from reclaim.sandbox import untrusted
-from reclaim.store.files import CHANGED
+from reclaim.store import CHANGED
 from reclaim.trace import Note
 
 READ_BYTES = 1 << 20

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from reclaim.judge.evidence_models import FileEntry, ReexecSummary, Untrusted
 from reclaim.sandbox import untrusted
-from reclaim.store.files import HASH_LIMIT, PROVIDED, RESULTS
-from reclaim.store.models import ReexecRecord
+from reclaim.store import HASH_LIMIT, PROVIDED, RESULTS, ReexecRecord
 from reclaim.trace import BudgetEvent, NetworkRequest, WithheldFound
 
 SMALL_FILE = 2_000

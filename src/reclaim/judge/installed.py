@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from reclaim.sandbox import untrusted
-from reclaim.store.files import HASH_LIMIT
+from reclaim.store import HASH_LIMIT
 from reclaim.trace import NetworkRequest
 
 CACHEDIR_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"

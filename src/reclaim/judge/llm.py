@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from reclaim.budget.prices import cost, load_prices
+from reclaim.budget import cost, load_prices
 from reclaim.errors import JudgeError
 from reclaim.judge.cache import VerdictCache, cache_dir, cache_key
 from reclaim.judge.chat import CallFailed, ChatClient
@@ -19,7 +19,7 @@ from reclaim.judge.prompt import PROMPT_VERSION, Reading, messages
 from reclaim.judge.rules import RulesJudge
 from reclaim.judge.verdict import Verdict
 from reclaim.spec import TaskSpec
-from reclaim.store.models import Outcome, Status
+from reclaim.store import Outcome, Status
 
 KEY_VARS = ("RECLAIM_JUDGE_API_KEY", "OPENAI_API_KEY")
 

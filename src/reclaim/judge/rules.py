@@ -50,8 +50,7 @@ from reclaim.judge.provenance import checkable, find_encoded, find_literals, rea
 from reclaim.judge.training import check_training
 from reclaim.judge.verdict import Citation, MetricVerdict, TrainingSummary, Verdict
 from reclaim.spec import TaskSpec
-from reclaim.store.files import RESULTS, TRACE, read_model
-from reclaim.store.models import Outcome, ReexecRecord, Status
+from reclaim.store import RESULTS, TRACE, Outcome, ReexecRecord, Status, read_model
 from reclaim.trace import BudgetEvent, CommandFinished, NetworkRequest, WithheldFound, read_trace
 
 EXCLUDED_TEXTS = ("paper.md", "TASK.md")  # removed before re-execution; a program reading them copies

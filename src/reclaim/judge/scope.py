@@ -56,7 +56,7 @@ from reclaim.judge.installed import (
 )
 from reclaim.judge.provenance import MAX_CODE_BYTES, is_code, read_text
 from reclaim.sandbox import untrusted
-from reclaim.store.models import ScanScope
+from reclaim.store import ScanScope
 from reclaim.trace import CommandFinished, ProgramExec
 
 INSTALLED, CACHE = "installed package", "package cache"

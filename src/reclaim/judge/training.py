@@ -28,7 +28,7 @@ from pathlib import Path
 from reclaim.judge.flags import Flag
 from reclaim.sandbox import untrusted
 from reclaim.spec import TaskSpec
-from reclaim.store.files import HASH_LIMIT, PROVIDED, RESULTS
+from reclaim.store import HASH_LIMIT, PROVIDED, RESULTS
 from reclaim.trace import CommandFinished
 
 NOT_ARTEFACTS = (RESULTS, "paper.md", "TASK.md")

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from reclaim.judge.dependence import Finding
 from reclaim.spec import Direction
-from reclaim.store.models import Outcome, ScanScope, Versioned
+from reclaim.store import Outcome, ScanScope, Versioned
 
 
 class Citation(BaseModel):

@@ -8,6 +8,18 @@ from reclaim.materials.cache import (
     Manifest,
     MaterialCache,
 )
+from reclaim.materials.environment import (  # noqa: E402
+    ENV_INSIDE,
+    RECORD,
+    VENV_INSIDE,
+    EnvironmentFailed,
+    PreparedEnv,
+    envs_root,
+    pip_scripts,
+    prepare,
+    sandbox_env,
+    trial_venv,
+)
 from reclaim.materials.errors import MaterialsError
 from reclaim.materials.paper import ARXIV_VAR, extracted_text, paper_pdf, paper_text
 from reclaim.materials.prefetch import prefetch
@@ -22,6 +34,34 @@ from reclaim.materials.workspace import (
     build_workspace,
 )
 
-__all__ = ["ARXIV_VAR", "CACHE_VAR", "MATERIALS_COW", "MATERIALS_READ_ONLY", "PAPER_MD", "TASK_MD", "CachedMaterial", "KeyRecord", "Manifest",
-           "MaterialCache", "MaterialsError", "Mount", "Placed", "Source", "build_workspace", "extracted_text",
-           "paper_pdf", "paper_text", "prefetch"]
+__all__ = [
+    "ARXIV_VAR",
+    "CACHE_VAR",
+    "ENV_INSIDE",
+    "MATERIALS_COW",
+    "MATERIALS_READ_ONLY",
+    "PAPER_MD",
+    "RECORD",
+    "TASK_MD",
+    "VENV_INSIDE",
+    "CachedMaterial",
+    "EnvironmentFailed",
+    "KeyRecord",
+    "Manifest",
+    "MaterialCache",
+    "MaterialsError",
+    "Mount",
+    "Placed",
+    "PreparedEnv",
+    "Source",
+    "build_workspace",
+    "envs_root",
+    "extracted_text",
+    "paper_pdf",
+    "paper_text",
+    "pip_scripts",
+    "prefetch",
+    "prepare",
+    "sandbox_env",
+    "trial_venv",
+]

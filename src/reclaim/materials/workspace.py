@@ -15,7 +15,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reclaim.judge.criteria import acceptance
+from reclaim.judge import acceptance
 from reclaim.materials.cache import MaterialCache
 from reclaim.materials.errors import MaterialsError
 from reclaim.materials.paper import paper_text

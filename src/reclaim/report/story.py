@@ -15,8 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reclaim.errors import ReportError
-from reclaim.judge.dependence import Finding
-from reclaim.judge.evidence_originals import MaterialDiff, material_diffs
+from reclaim.judge import Finding, MaterialDiff, material_diffs
 from reclaim.spec import TaskSpec
 from reclaim.store import (
     PROVIDED,
@@ -25,10 +24,10 @@ from reclaim.store import (
     TRIAL_JSON,
     VERDICT_JSON,
     BudgetUse,
+    ReexecRecord,
     TrialRecord,
     checked_record,
 )
-from reclaim.store.models import ReexecRecord
 from reclaim.trace import (
     BudgetEvent,
     CommandFinished,

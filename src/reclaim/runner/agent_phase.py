@@ -15,21 +15,16 @@ import os
 from contextlib import ExitStack
 from pathlib import Path
 
-from reclaim.agents import AgentContext
-from reclaim.agents.base import ModelAccess
-from reclaim.budget import BudgetExhausted, Deadline, Limit, LimitKind
-from reclaim.budget.disk import DiskGuard
-from reclaim.budget.monitor import BudgetMonitor
+from reclaim.agents import AgentContext, ModelAccess
+from reclaim.budget import BudgetExhausted, BudgetMonitor, Deadline, DiskGuard, Limit, LimitKind
 from reclaim.errors import TrialError
-from reclaim.gateway.accounts import Account
-from reclaim.gateway.tls import client_env
+from reclaim.gateway import Account, client_env
 from reclaim.runner import audit
 from reclaim.runner.lifecycle import TrialContext
 from reclaim.runner.network import phase_netns, trial_policy, withheld_found
 from reclaim.runner.recorder import Recorder
 from reclaim.runner.views import OVERLAYS, changes, present
-from reclaim.sandbox import Bind, SandboxConfig, make_sandbox, untrusted
-from reclaim.sandbox.base import EGRESS_PORT, GATEWAY_PORT, egress_inside
+from reclaim.sandbox import EGRESS_PORT, GATEWAY_PORT, Bind, SandboxConfig, egress_inside, make_sandbox, untrusted
 from reclaim.store import CHANGED
 from reclaim.trace import BudgetEvent, Note, TraceWriter
 

@@ -9,16 +9,12 @@ from pathlib import Path
 
 from reclaim import errors
 from reclaim.agents import make_agent
-from reclaim.budget.gpus import Allocator, discover
-from reclaim.gateway import Gateway, Upstreams
-from reclaim.gateway.egress import EgressProxy
-from reclaim.gateway.pkgcache import PackageCache
+from reclaim.budget import Allocator, discover
+from reclaim.gateway import EgressProxy, Gateway, PackageCache, Upstreams, package_hosts
 from reclaim.gateway.pkgcache import default_root as packages_root
-from reclaim.gateway.policy import package_hosts
 from reclaim.judge import JudgeConfig, make_judge
-from reclaim.materials import MaterialCache
+from reclaim.materials import MaterialCache, envs_root
 from reclaim.materials.cache import default_root as materials_root
-from reclaim.materials.environment import envs_root
 from reclaim.runner.network import index_env
 from reclaim.runner.trial import TrialSettings
 from reclaim.spec import Problem, SpecError, Suite, load_suite

@@ -19,7 +19,7 @@ import json
 import posixpath
 from pathlib import Path
 
-from reclaim.judge.provenance import is_code
+from reclaim.judge import is_code
 from reclaim.sandbox import untrusted
 
 NEAR_SHARE = 0.5

@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from reclaim.materials.environment import (
+from reclaim.materials import (
     ENV_INSIDE,
     RECORD,
     VENV_INSIDE,

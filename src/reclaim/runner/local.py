@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from reclaim.budget.capacity import Capacity
+from reclaim.budget import Capacity
 from reclaim.runner.attempts import clear, may_retry
 from reclaim.runner.context import index_run, make_settings
 from reclaim.runner.trial import run_trial

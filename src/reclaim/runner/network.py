@@ -20,11 +20,9 @@ import sys
 import threading
 from pathlib import Path
 
-from reclaim.gateway.egress import EgressProxy, EgressRecord
-from reclaim.gateway.policy import EgressPolicy, policy_for
+from reclaim.gateway import EgressPolicy, EgressProxy, EgressRecord, policy_for
 from reclaim.materials import MaterialCache, MaterialsError
-from reclaim.sandbox import Backend, netns, untrusted
-from reclaim.sandbox.base import EGRESS_PORT, GATEWAY_PORT
+from reclaim.sandbox import EGRESS_PORT, GATEWAY_PORT, Backend, netns, untrusted
 from reclaim.spec import MaterialRef, Task, TaskSpec
 from reclaim.trace import NetworkRequest, Note, TraceWriter, WithheldFound
 

@@ -14,9 +14,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from reclaim import errors
-from reclaim.agents import make_agent
-from reclaim.agents.external import TOOLS, availability
-from reclaim.agents.labels import label_problems, split_label
+from reclaim.agents import TOOLS, availability, label_problems, make_agent, split_label
 from reclaim.gateway import Upstreams
 from reclaim.spec import Task
 from reclaim.store import agent_label

@@ -16,17 +16,17 @@ from reclaim.sandbox import (
     identity,
     untrusted,
 )
-from reclaim.store.files import HASH_LIMIT
+from reclaim.store import HASH_LIMIT
 from reclaim.trace import (
     BudgetEvent,
     CommandFinished,
     CommandStarted,
     FileChange,
     Note,
+    Phase,
     ProgramExec,
     TraceWriter,
 )
-from reclaim.trace.events import Phase
 
 MAX_FILE_CHANGES = 2000  # per command, on the record; the rest are counted
 EXCERPT_BYTES = 8192  # head and tail kept in the event; the whole stream stays in its file

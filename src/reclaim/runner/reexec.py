@@ -18,18 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reclaim.budget import BudgetExhausted, Deadline
-from reclaim.budget.disk import MAX_MIN_FREE_BYTES, free_bytes
-from reclaim.gateway.pkgcache import PackageCache
-from reclaim.judge.provenance import is_code
-from reclaim.judge.scope import agent_sources
+from reclaim.budget import MAX_MIN_FREE_BYTES, BudgetExhausted, Deadline, free_bytes
+from reclaim.gateway import PackageCache
+from reclaim.judge import agent_sources, is_code
 from reclaim.materials import PAPER_MD, TASK_MD
 from reclaim.runner.recorder import Cancellation, Recorder, snapshot
 from reclaim.runner.views import OVERLAYS, Shown, present
 from reclaim.sandbox import Bind, SandboxConfig, identity, make_sandbox, untrusted, untrusted_copy
-from reclaim.store import sha256_file
-from reclaim.store.files import HASH_LIMIT, RESULTS
-from reclaim.store.models import ReexecRecord
+from reclaim.store import HASH_LIMIT, RESULTS, ReexecRecord, sha256_file
 from reclaim.trace import TraceWriter, read_trace
 
 SCRIPT = "reproduce.sh"

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reclaim.agents.base import CLAIM_VARS
-from reclaim.budget.disk import DiskGuard
+from reclaim.agents import CLAIM_VARS
+from reclaim.budget import DiskGuard
 from reclaim.runner import audit
 from reclaim.runner.agent_phase import AGENT_LOGS_INSIDE, disk_full
 from reclaim.runner.lifecycle import TrialContext
 from reclaim.runner.network import phase_netns, trial_policy
 from reclaim.runner.reexec import Reexec
 from reclaim.runner.reruns import DENIED, reexecute
-from reclaim.sandbox import Bind, kill_strays
-from reclaim.sandbox.base import EGRESS_PORT
-from reclaim.sandbox.netns import Netns
+from reclaim.sandbox import EGRESS_PORT, Bind, Netns, kill_strays
 from reclaim.store import write_model
 
 

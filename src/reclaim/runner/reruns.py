@@ -33,8 +33,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from reclaim.judge.claim import Reading, holds, read_claim, same_result
-from reclaim.judge.provenance import alter_literals, checkable, find_literals
+from reclaim.judge import Reading, alter_literals, checkable, find_literals, holds, read_claim, same_result
 from reclaim.runner.derived import ReleasedCode, derived_in_environment, derived_in_workspace
 from reclaim.runner.reexec import EXCLUDED, SCRIPT, Reexec, Rerun, digest
 from reclaim.runner.rewrite import rewrite_bytes, rewritten_view
@@ -42,7 +41,7 @@ from reclaim.runner.scramble import scramble, scramble_bytes, scrambled_view
 from reclaim.runner.views import Shown, changes_layer
 from reclaim.sandbox import Bind, identity, untrusted
 from reclaim.spec import ReexecMode, TaskSpec
-from reclaim.store.models import ReexecRecord
+from reclaim.store import ReexecRecord
 
 WITHHELD_KINDS = ("data", "weights")  # what a computed number must depend on
 WITHHELD_MIN_S = 30.0

@@ -6,11 +6,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reclaim.budget import Deadline
-from reclaim.budget.driver import DRIVER_INSIDE, placement
-from reclaim.budget.gpus import Allocator, Gpu, GpuBackend, GpuError
-from reclaim.budget.limits import Limits
-from reclaim.budget.monitor import BudgetMonitor
+from reclaim.budget import (
+    DRIVER_INSIDE,
+    Allocator,
+    BudgetMonitor,
+    Deadline,
+    Gpu,
+    GpuBackend,
+    GpuError,
+    Limits,
+    placement,
+)
 from reclaim.sandbox import Bind
 from reclaim.spec import Budget
 from reclaim.store import TrialRecord

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import reclaim
-from reclaim.budget import limits
-from reclaim.budget.gpus import GpuError, discover
+from reclaim.budget import GpuError, discover, limits
 from reclaim.gateway import Upstreams
 from reclaim.judge import JudgeConfig, make_judge
 from reclaim.materials import MaterialCache, MaterialsError, prefetch

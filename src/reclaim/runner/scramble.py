@@ -17,7 +17,7 @@ import random
 import re
 from pathlib import Path
 
-from reclaim.judge.provenance import is_code
+from reclaim.judge import is_code
 from reclaim.sandbox import identity, untrusted
 
 MAX_BYTES = 256 << 20

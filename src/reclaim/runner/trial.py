@@ -15,13 +15,10 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reclaim.agents import make_agent
-from reclaim.agents.base import Skipped
-from reclaim.budget import BudgetExhausted
-from reclaim.budget.gpus import Allocator, GpuBackend
+from reclaim.agents import Skipped, make_agent
+from reclaim.budget import Allocator, BudgetExhausted, GpuBackend
 from reclaim.errors import ReclaimError
-from reclaim.gateway import Gateway
-from reclaim.gateway.egress import EgressProxy
+from reclaim.gateway import EgressProxy, Gateway
 from reclaim.judge import Judge
 from reclaim.materials import MATERIALS_COW, MATERIALS_READ_ONLY, MaterialCache, build_workspace
 from reclaim.runner.agent_phase import run_agent

@@ -21,9 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from reclaim.materials.workspace import Mount
-from reclaim.sandbox import Bind, untrusted
-from reclaim.sandbox.overlay import Overlay, is_whiteout, opaque
+from reclaim.materials import Mount
+from reclaim.sandbox import Bind, Overlay, is_whiteout, opaque, untrusted
 
 OVERLAYS = ".overlay"  # the harness's folder for overlay work and view folders, in the trial's folder
 

@@ -61,24 +61,35 @@ def check_backend(name: str) -> str | None:
     return backend(name).available()
 
 
+from reclaim.sandbox.base import EGRESS_PORT, GATEWAY_PORT, egress_inside  # noqa: E402
+from reclaim.sandbox.netns import Netns  # noqa: E402
+from reclaim.sandbox.overlay import Overlay, is_whiteout, opaque  # noqa: E402
+
 __all__ = [
     "BACKENDS",
+    "EGRESS_PORT",
+    "GATEWAY_PORT",
     "PROCESS_WARNING",
     "SANDBOXES",
     "Backend",
     "Bind",
     "ExecResult",
+    "Netns",
+    "Overlay",
     "Sandbox",
     "SandboxConfig",
     "SandboxError",
     "backend",
     "check_backend",
     "default_backend",
+    "egress_inside",
     "execlog",
     "identity",
     "image_backend",
+    "is_whiteout",
     "kill_strays",
     "kill_tree",
     "make_sandbox",
+    "opaque",
     "untrusted",
 ]

@@ -1,5 +1,6 @@
 """Task specs: what a paper claims, what was released, and how a result is judged."""
 
+from reclaim.spec.claims import PLAUSIBLE_TOLERANCES  # noqa: E402
 from reclaim.spec.load import (
     VERIFIED_FILE,
     Problem,
@@ -9,6 +10,7 @@ from reclaim.spec.load import (
     content_hash,
     load_suite,
     load_task,
+    unlisted_tasks,  # noqa: E402
 )
 from reclaim.spec.models import (
     Budget,
@@ -37,6 +39,7 @@ from reclaim.spec.models import (
 from reclaim.spec.verify import Perturbation, ReferenceCost, Verified, Verify
 
 __all__ = [
+    "PLAUSIBLE_TOLERANCES",
     "VERIFIED_FILE",
     "Budget",
     "Criteria",
@@ -71,4 +74,5 @@ __all__ = [
     "content_hash",
     "load_suite",
     "load_task",
+    "unlisted_tasks",
 ]

@@ -21,13 +21,16 @@ from reclaim.store.files import (
 )
 from reclaim.store.home import HOME_ENV, keep_records, runs_root
 from reclaim.store.index import Index
-from reclaim.store.models import (
+from reclaim.store.models import (  # noqa: E402
     MAX_RETRIES,
     BudgetUse,
     Outcome,
+    ReexecRecord,
     RunSpec,
+    ScanScope,
     Status,
     TrialRecord,
+    Versioned,
     agent_label,
     suite_hash,
     trial_id,
@@ -49,10 +52,13 @@ __all__ = [
     "BudgetUse",
     "Index",
     "Outcome",
+    "ReexecRecord",
     "RunDir",
     "RunSpec",
+    "ScanScope",
     "Status",
     "TrialRecord",
+    "Versioned",
     "agent_label",
     "checked_record",
     "keep_records",

@@ -9,6 +9,7 @@ from reclaim.trace.events import (
     ModelCall,
     NetworkRequest,
     Note,
+    Phase,  # noqa: E402
     ProgramExec,
     ShellCommand,
     TrialFinished,
@@ -18,6 +19,20 @@ from reclaim.trace.events import (
 from reclaim.trace.log import TraceWriter, read_trace
 
 __all__ = [
-    "BudgetEvent", "CommandFinished", "CommandStarted", "Event", "FileChange", "ModelCall", "NetworkRequest", "Note", "ProgramExec", "ShellCommand",
-    "TraceWriter", "TrialFinished", "TrialStarted", "WithheldFound", "read_trace",
+    "BudgetEvent",
+    "CommandFinished",
+    "CommandStarted",
+    "Event",
+    "FileChange",
+    "ModelCall",
+    "NetworkRequest",
+    "Note",
+    "Phase",
+    "ProgramExec",
+    "ShellCommand",
+    "TraceWriter",
+    "TrialFinished",
+    "TrialStarted",
+    "WithheldFound",
+    "read_trace",
 ]
