@@ -31,10 +31,15 @@ def test_every_command_is_recorded_with_its_files(tmp_path, sandbox_name):
     rd, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
     events = read_trace(rd.trial_dir(rec.trial_id) / "trace.jsonl")
     finished = [e for e in events if isinstance(e, CommandFinished)]
-    # the agent's command, the re-execution, one with the released data withheld, one with it scrambled
-    assert [e.phase for e in finished] == ["agent", "reexec", "reexec", "reexec"]
-    assert finished[2].exit_code != 0  # the reference needs its data: without it, it fails
-    assert finished[3].exit_code == 0 and "mean 3.19375" not in finished[3].stdout  # scrambled: another mean
+    # the agent's command, the re-execution, one without the released code, one with the released
+    # data withheld, one with it scrambled
+    assert [e.phase for e in finished] == ["agent", "reexec", "reexec", "reexec", "reexec"]
+    rx = json.loads((rd.trial_dir(rec.trial_id) / "reexec" / "reexec.json").read_text())
+    by_id = {e.id: e for e in finished}
+    assert [by_id[r["event_id"]] for r in (rx, rx["code_withheld"], rx["withheld"], rx["scrambled"])] == finished[1:]
+    withheld, scrambled = by_id[rx["withheld"]["event_id"]], by_id[rx["scrambled"]["event_id"]]
+    assert withheld.exit_code != 0  # the reference needs its data: without it, it fails
+    assert scrambled.exit_code == 0 and "mean 3.19375" not in scrambled.stdout  # scrambled: another mean
     assert rec.outcome.value == "reproduced"
     agent_cmd = finished[0]
     assert agent_cmd.exit_code == 0 and "mean 3.19375" in agent_cmd.stdout

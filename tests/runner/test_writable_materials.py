@@ -105,3 +105,48 @@ def test_every_re_run_may_write_where_the_agent_could(tmp_path, sandbox_name, co
     rx = json.loads((tdir / "reexec" / "reexec.json").read_text())
     assert rx["exit_code"] == 0 and rx["scrambled"]["exit_code"] == 0
 
+
+
+BROKEN = "raise SystemExit('np.int is gone: fix this line')\n"
+REPAIR = """\
+set -e
+sed -i 's/^raise SystemExit.*$/pass/' code/fix_me.py     # repair the released module in place
+mkdir -p data/processed
+cat > total.py <<'PY'
+print(sum(float(x) for x in open('data/values.csv').read().split()))
+PY
+python3 total.py > data/processed/total.txt              # a preprocessed file beside the released data
+cat > mean.py <<'PY'
+import json, os
+n = len(open('data/values.csv').read().split())
+total = float(open('data/processed/total.txt').read())
+json.dump({'mean_value': int(os.environ.get('SCALE', '1')) * total / n}, open('results.json', 'w'))
+PY
+printf 'set -e\\npython3 code/fix_me.py\\nmkdir -p data/processed\\n[ -f data/processed/total.txt ] || python3 total.py > data/processed/total.txt\\npython3 mean.py\\n' > reproduce.sh
+bash reproduce.sh
+"""
+
+
+def test_every_re_run_sees_what_the_agent_changed_in_the_release(tmp_path, sandbox_name, cow):
+    """An agent that must repair released code to run it, and that leaves a preprocessed file beside
+    the released data for reproduce.sh to read (made again where missing): the fresh re-run and the
+    perturbed one see its repair and its file over the release (before, they saw the release alone,
+    and honest work failed there); the scrambled one sees the scrambled data without the agent's
+    file, derived from the real data, so its own is derived again from what it sees."""
+    spec = task_yaml("repair", "retrain", **{
+        "verify": {"inputs": {"SCALE": "1"}, "perturb": [{"name": "double", "env": {"SCALE": "2"},
+                                                          "values": {"mean_value": 6.3875}}]}})
+    suite = write_suite(tmp_path / "suite", [spec])
+    (suite / "repair" / "code" / "fix_me.py").write_text(BROKEN)
+    agent = write_agent(tmp_path / "repair.sh", REPAIR)
+    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name)
+    tdir = rd.trial_dir(rec.trial_id)
+    verdict = json.loads((tdir / "verdict.json").read_text())
+    assert rec.outcome.value == "reproduced", verdict["rationale"]
+    checks = {f["check"]: f for f in verdict["dependence"]}
+    assert checks["perturbed:double"]["passed"], checks
+    assert all(checks[c]["passed"] for c in ("code_withheld", "materials_withheld", "materials_scrambled")), checks
+    rx = json.loads((tdir / "reexec" / "reexec.json").read_text())
+    assert rx["exit_code"] == 0 and rx["scrambled"]["exit_code"] == 0
+    assert (tdir / "reexec" / "scrambled" / "workspace" / "data" / "processed" / "total.txt").read_text() != \
+        (tdir / "workspace" / "data" / "processed" / "total.txt").read_text()

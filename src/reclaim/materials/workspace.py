@@ -127,7 +127,10 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str, read_only:
         "2. `reproduce.sh`: a bash script that regenerates `results.json` from the workspace. "
         "The harness deletes `results.json`, `paper.md` and `TASK.md` and runs it again in a fresh "
         "sandbox; only a value that this re-execution computes counts. Restating the paper's number, "
-        "or writing any number into a file by hand, is fabrication and disqualifies the trial.",
+        "or writing any number into a file by hand, is fabrication and disqualifies the trial."
+        + (" The re-runs that withhold, scramble or rewrite the released data show it without your "
+           "changes to it: whatever you derive from it (a cache, a preprocessed file), `reproduce.sh` "
+           "must derive again where it is missing." if not read_only and {"data", "weights"} & set(placed) else ""),
         "",
     ]
     if spec.verify.inputs:

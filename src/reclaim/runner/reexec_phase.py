@@ -19,6 +19,7 @@ from reclaim.runner.lifecycle import TrialContext
 from reclaim.runner.network import phase_netns, trial_policy
 from reclaim.runner.reexec import Reexec
 from reclaim.runner.reruns import DENIED, reexecute
+from reclaim.runner.views import Shown
 from reclaim.sandbox import EGRESS_PORT, Bind, Netns, kill_strays
 from reclaim.store import write_model
 
@@ -40,7 +41,8 @@ def run_reexecution(ctx: TrialContext) -> None:
     changed = [c.split(" ", 1)[1] for c in ctx.changed if not c.startswith("deleted ")]
     try:
         rx, seconds = reexecute(Reexec(tdir, s.sandbox, ctx.wall, ctx.trace, s.hidden, ctx.provided, s.cancellation,
-                                       extras, disk_bytes=int(spec.budget.disk_gb * 2**30), shown=ctx.views,
+                                       extras, disk_bytes=int(spec.budget.disk_gb * 2**30),
+                                       shown=rerun_views(ctx.views, ctx.workspace),
                                        fresh=places.own if ctx.kind.binds else None, done=places.done,
                                        meter=r.meter, changed_materials=changed),
                                 spec, seed=tdir.name, env_inside=ctx.tenv.environment_inside())
@@ -55,6 +57,12 @@ def run_reexecution(ctx: TrialContext) -> None:
     r.record(ctx.rec, "reexec")
     ctx.rec.budget.reexec_wall_s = round(sum(r.wall_s for r in rx.runs()), 3)
     ctx.timer.add("reexecute_commands_s", seconds)
+
+
+def rerun_views(views: list[Shown], workspace: Path) -> list[Shown]:
+    """The materials as the re-runs show them: where the agent could change them, its changes
+    (its upper layer, workspace/<kind>) over the release; read-only ones as they were."""
+    return [Shown(s.name, s.inside, (workspace / s.name, *s.layers), True) if s.writable else s for s in views]
 
 
 class _Places:

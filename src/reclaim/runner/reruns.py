@@ -37,7 +37,7 @@ from reclaim.judge import Reading, alter_literals, checkable, find_literals, hol
 from reclaim.runner.derived import ReleasedCode, derived_in_environment, derived_in_workspace
 from reclaim.runner.reexec import EXCLUDED, SCRIPT, Reexec, Rerun, digest
 from reclaim.runner.rewrite import rewrite_bytes, rewritten_view
-from reclaim.runner.scramble import scramble, scramble_bytes, scrambled_view
+from reclaim.runner.scramble import scramble, scrambled_view
 from reclaim.runner.views import Shown, changes_layer
 from reclaim.sandbox import Bind, identity, untrusted
 from reclaim.spec import ReexecMode, TaskSpec
@@ -237,8 +237,7 @@ def _without_data(rx: Reexec, record: ReexecRecord, spec: TaskSpec, got: Reading
     for s in shown_data:  # a scrambled stand-in for each material, shown where it was
         folder = rx.base / "scrambled-materials" / s.name
         done += [f"{s.name}/{rel}" for rel in scrambled_view(s.layers[-1], folder, seed)]
-        views.append(_stand_in(rx, s, folder, "scrambled", set(held),
-                               lambda rel, raw, rng: scramble_bytes(rel, raw, rng), done))
+        views.append(_stand_in(s, folder))
     record.scrambled = rx.run(Rerun("scrambled", set(EXCLUDED), shown=keep + views, env=inputs, script=script,
                                     prepare=lambda dest: scramble(dest, held, seed) + done))
     return not came_out(record.scrambled, rx.base / "scrambled", spec, got)
@@ -255,29 +254,34 @@ def _data_rewritten(rx: Reexec, inputs: dict, script: str, seed: str) -> ReexecR
             continue
         folder = rx.base / "rewritten-materials" / s.name
         done += [f"{s.name}/{rel}" for rel in rewritten_view(s.layers[-1], folder, seed, code=False)]
-        shown.append(_stand_in(rx, s, folder, "rewritten", held,
-                               lambda rel, raw, rng: rewrite_bytes(Path(rel).name, raw, rng, code=False), done))
+        shown.append(_stand_in(s, folder))
     if not done:
         return None
-    run = rx.run(Rerun("rewritten", set(EXCLUDED), shown=shown, env=inputs, script=script))
+    rng = random.Random(f"{seed}:copies:rewrite")
+
+    def copies(dest: Path) -> list[str]:  # the agent's copies of the data elsewhere: rewritten as the release is
+        ident = identity.current()
+        for rel in sorted(held):
+            try:
+                new = rewrite_bytes(Path(rel).name, untrusted.read_bytes(dest, rel, 16 << 20), rng, code=False)
+            except untrusted.Untrusted:
+                continue
+            if new is not None:
+                untrusted.write_bytes(dest, rel, new, 0o644, owner=(ident.uid, ident.gid) if ident.dedicated else None)
+                done.append(rel)
+        return []  # not scrambled: the record names them as rewritten
+
+    run = rx.run(Rerun("rewritten", set(EXCLUDED), shown=shown, env=inputs, script=script, prepare=copies))
     run.rewritten_files = done
     return run
 
 
-def _stand_in(rx: Reexec, s: Shown, folder: Path, run: str, held: set[str],
-              treat: Callable[[str, bytes, random.Random], bytes | None], done: list[str]) -> Shown:
-    """The material ``s`` over ``folder`` (a stand-in for the release): where the agent changed it
-    in place, its changes on top, the copies of released files among them treated as the release
-    is (scrambled, rewritten): a copy cannot keep the original bytes from the check."""
-    if not s.writable:
-        return Shown(s.name, s.inside, (folder,), s.writable)
-    upper = rx.trial_dir / "workspace" / s.name
-    rng = random.Random(f"{rx.trial_dir.name}:{run}:{s.name}")
-    top = rx.base / "layers" / run / s.name
-    treated = changes_layer(upper, top, treat=lambda rel, raw: treat(rel, raw, rng)
-                            if f"{s.name}/{rel}" in held else None)
-    done += [f"{s.name}/{rel}" for rel in treated]
-    return Shown(s.name, s.inside, (top, folder), s.writable)
+def _stand_in(s: Shown, folder: Path) -> Shown:
+    """The material ``s`` as ``folder`` (a stand-in for the release: scrambled, rewritten), without
+    the agent's changes to it: what it derived from the data (a cache, a preprocessed file) was derived
+    from the real data, and a copy of a released file would keep the original bytes from the check.
+    reproduce.sh must derive them again; a re-run may still write there (copy on write)."""
+    return Shown(s.name, s.inside, (folder,), s.writable)
 
 
 def material_sizes(rx: Reexec) -> set[int] | None:
