@@ -124,7 +124,8 @@ SLOW_MODULES = {  # modules whose tests run whole trials or suites (a sandbox, a
     "judge/test_dependence.py", "judge/test_scope_judge.py", "judge/test_rules_judge.py", "judge/test_multi_metric.py",
     "judge/test_evaluate_mode.py", "judge/test_released_wheel.py", "judge/test_evidence.py", "cli/test_run_cli.py",
     "cli/test_runs_cli.py", "cli/test_validate.py", "agents/test_mini_swe_agent.py", "agents/test_llm_agent.py",
-    "agents/test_external_adapters.py", "gateway/test_sandbox_access.py", "runner/test_network.py",
+    "agents/test_external_adapters.py", "agents/test_real_agents.py", "gateway/test_sandbox_access.py",
+    "runner/test_network.py",
 }
 TRIAL_FIXTURES = {"sandbox_name", "bwrap_only", "image", "demo_run", "judged", "mini_suite"}
 

@@ -81,7 +81,8 @@ def test_agents_command_lists_availability_and_install_commands(monkeypatch, tmp
     out = CliRunner().invoke(app, ["agents"]).output
     for name in [*TOOLS, "llm", "command", "reference"]:
         assert name in out
-    assert "reclaim agents install aider" in out and "npm install -g @openai/codex" in out
+    assert "reclaim agents install aider" in out and "reclaim agents install codex" in out
+    assert "@openai/codex 0.171.0" in out.replace("\n", " ").replace("  ", " ")
     res = CliRunner().invoke(app, ["agents", "install", "nonesuch"])
     assert res.exit_code == 2 and "no third-party agent 'nonesuch'" in res.output
     with pytest.raises(ValueError, match="takes no argument"):

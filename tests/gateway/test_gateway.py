@@ -180,3 +180,26 @@ def test_a_trial_listener_serves_until_its_account_closes(upstream, tmp_path, mo
     with pytest.raises(RuntimeError, match="stopped"):
         gw.open_account("tn", trace, tmp_path / "calls3", listener=socket.create_server(("127.0.0.1", 0)))
     trace.close()
+
+
+def test_a_model_the_run_did_not_choose_is_refused_before_the_provider(upstream, gateway, tmp_path):
+    """An agent whose sub-agent or small-fast model is left at its default would bill the user for a
+    model they did not choose: the gateway refuses it in the caller's protocol, and records it."""
+    upstream.always(Reply(content="fine", tokens=(5, 1)), n=3)
+    trace = TraceWriter(tmp_path / "trial" / "trace.jsonl")
+    acct = gateway.open_account("t2", trace, tmp_path / "trial" / "llm-calls", models=frozenset({"chosen-1"}))
+    ok = httpx.post(gateway.url + "/v1/messages", headers={"x-api-key": acct.token},
+                    json={"model": "chosen-1", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]})
+    other = httpx.post(gateway.url + "/v1/messages", headers={"x-api-key": acct.token},
+                       json={"model": "claude-opus-4-8", "max_tokens": 5, "messages": []})
+    gemini = httpx.post(gateway.url + "/v1beta/models/gemini-2.5-flash:generateContent",
+                        headers={"x-goog-api-key": acct.token}, json={"contents": []})
+    assert ok.status_code == 200 and other.status_code == 403 and gemini.status_code == 403
+    assert other.json()["error"]["type"] == "permission_error" and "chosen-1" in other.json()["error"]["message"]
+    assert gemini.json()["error"]["code"] == 403
+    assert len(upstream.requests) == 1  # only the chosen model's call went out
+    refused = [c for c in calls(acct, gateway) if c.status == 403]
+    assert [c.model for c in refused] == ["claude-opus-4-8", "gemini-2.5-flash"]
+    assert all(c.tokens_in == 0 and c.cost_usd == 0.0 and "not sent to the provider" in c.error for c in refused)
+    assert acct.refused_models == {"claude-opus-4-8": 1, "gemini-2.5-flash": 1}
+    trace.close()

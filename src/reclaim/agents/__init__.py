@@ -89,7 +89,8 @@ def listing() -> list[tuple[str, bool, str]]:
     rows = [(name, True, desc) for name, (desc, _) in AGENTS.items()]
     for name, tool in TOOLS.items():
         ok, detail = availability(tool)
-        note = "" if tool.tested else " (untested against the real binary)"
+        note = (f"; tested against the real program, version {tool.version}" if tool.tested
+                else "; untested against the real program")
         rows.append((name, ok, f"{detail}{note}"))
     return rows
 

@@ -7,6 +7,7 @@ Their homes (config, caches, transcripts) live under the trial's agent/ folder: 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -34,74 +35,132 @@ def agents_home() -> Path:
 class Tool:
     name: str
     binary: str
-    install: str
+    package: str
+    """Its package: on npm (``npm``), else on PyPI, installed into a virtual environment of its own."""
+    version: str
+    """The version reclaim installs, and tested where ``tested``."""
     protocol: str
     argv: Callable[[str, str, str], list[str]]
     """(prompt, model, agent log dir inside) -> command line."""
     env: Callable[[str, str, str], dict[str, str]] = lambda model, url, logs: {}
     """(model, gateway url inside, agent log dir inside) -> extra environment."""
-    venv: bool = False
+    npm: bool = False
     transcript: str = "stdout"
     tested: bool = False
-    """Exercised against the real binary in this project's tests."""
+    """Exercised against the real program at ``version`` in this project's tests."""
     unsupported: str = ""
+    files: Callable[[str, str, str], dict[str, str]] = lambda model, url, logs: {}
+    """(model, gateway url inside, agent log dir inside) -> files written into its home before it
+    starts (relative path -> text): the settings it reads from files rather than the environment."""
+    finish: tuple[str, ...] = ()
+    """Shell steps that end its loop, where it ends on a command rather than a final answer
+    (the scripted model plays them last)."""
 
+    @property
+    def venv(self) -> bool:
+        return not self.npm
 
-def _venv_install(package: str, name: str) -> str:
-    return f"reclaim agents install {name}"
+    @property
+    def install(self) -> str:
+        return f"reclaim agents install {self.name}"
 
+    @property
+    def home(self) -> Path:
+        """Where reclaim installs it: a folder of its own under agents_home()."""
+        return agents_home() / self.name
 
-VENV_PACKAGES = {"openhands": "openhands-ai", "mini-swe-agent": "mini-swe-agent", "aider": "aider-chat"}
+    @property
+    def bin_dir(self) -> Path:
+        return self.home / ("node_modules/.bin" if self.npm else "bin")
 
 
 def install(tool: Tool) -> list[list[str]]:
-    """The commands that install a tool: a virtual environment of its own for Python agents."""
-    if not tool.venv:
-        return [tool.install.split()]
-    venv = agents_home() / tool.name
-    return [[sys.executable, "-m", "venv", str(venv)],
-            [str(venv / "bin" / "pip"), "install", "--disable-pip-version-check", VENV_PACKAGES[tool.name]]]
+    """The commands that install a tool at its pinned version, in a folder of its own."""
+    if tool.npm:
+        return [["npm", "install", "--no-fund", "--no-audit", "--prefix", str(tool.home),
+                 f"{tool.package}@{tool.version}"]]
+    return [[sys.executable, "-m", "venv", str(tool.home)],
+            [str(tool.home / "bin" / "pip"), "install", "--disable-pip-version-check",
+             f"{tool.package}=={tool.version}"]]
+
+
+def _claude_env(m: str, url: str, logs: str) -> dict[str, str]:
+    """Every model Claude Code may call set to the chosen one (its sub-agents and the haiku-class
+    model of its side calls default to Anthropic's own names), and no traffic but the model's."""
+    pinned = ("ANTHROPIC_MODEL", "ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+              "ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL", "CLAUDE_CODE_SUBAGENT_MODEL")
+    return dict.fromkeys(pinned, m) | {
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1", "IS_SANDBOX": "1"}  # IS_SANDBOX: it runs as the sandbox's user, maybe root
+
+
+def _codex_config(m: str, url: str, logs: str) -> dict[str, str]:
+    """Codex reads its provider from config.toml (OPENAI_BASE_URL is not read): the gateway, over
+    the Responses API, keyed by the trial's token; no analytics, no plugin sync."""
+    return {".codex/config.toml": f"""model = "{m}"
+model_provider = "reclaim"
+
+[model_providers.reclaim]
+name = "reclaim gateway"
+base_url = "{url}/v1"
+env_key = "OPENAI_API_KEY"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+"""}
+
+
+def _gemini_settings(m: str, url: str, logs: str) -> dict[str, str]:
+    """API-key auth chosen (else the base URL makes it pick an auth it then refuses), no folder
+    trust prompt (which would quietly undo --yolo), no usage statistics."""
+    return {".gemini/settings.json": json.dumps({
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+        "privacy": {"usageStatisticsEnabled": False}, "model": {"disableLoopDetection": True}}, indent=2)}
 
 
 TOOLS = {t.name: t for t in [
-    Tool("claude-code", "claude", "npm install -g @anthropic-ai/claude-code", "anthropic",
+    Tool("claude-code", "claude", "@anthropic-ai/claude-code", "2.1.197", "anthropic",
          lambda p, m, logs: ["claude", "-p", p, "--output-format", "stream-json", "--verbose",
                              "--dangerously-skip-permissions", "--model", m],
-         lambda m, url, logs: {"ANTHROPIC_MODEL": m, "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
-                               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}),
-    Tool("codex", "codex", "npm install -g @openai/codex", "openai",
+         _claude_env, npm=True),
+    Tool("codex", "codex", "@openai/codex", "0.171.0", "openai",
          lambda p, m, logs: ["codex", "exec", "--json", "--skip-git-repo-check",
                              "--dangerously-bypass-approvals-and-sandbox", "-m", m, p],
-         lambda m, url, logs: {"CODEX_HOME": f"{logs}/home/.codex"}),
-    Tool("gemini-cli", "gemini", "npm install -g @google/gemini-cli", "gemini",
-         lambda p, m, logs: ["gemini", "-p", p, "--yolo", "-m", m],
-         lambda m, url, logs: {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_MODEL": m}),
-    Tool("openhands", "python", _venv_install("openhands-ai", "openhands"), "openai",
+         lambda m, url, logs: {"CODEX_HOME": f"{logs}/home/.codex"}, npm=True, files=_codex_config),
+    Tool("gemini-cli", "gemini", "@google/gemini-cli", "0.61.0", "gemini",
+         lambda p, m, logs: ["gemini", "-p", p, "--yolo", "-m", m, "--output-format", "stream-json"],
+         lambda m, url, logs: {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_MODEL": m}, npm=True,
+         files=_gemini_settings),
+    Tool("openhands", "python", "openhands-ai", "1.11.0", "openai",
          lambda p, m, logs: ["python", "-m", "openhands.core.main", "-t", p],
          lambda m, url, logs: {"LLM_MODEL": f"openai/{m}", "LLM_BASE_URL": f"{url}/v1", "RUNTIME": "local",
-                               "WORKSPACE_BASE": ".", "FILE_STORE_PATH": f"{logs}/openhands"},
-         venv=True),
-    Tool("mini-swe-agent", "mini", _venv_install("mini-swe-agent", "mini-swe-agent"), "openai",
+                               "WORKSPACE_BASE": ".", "FILE_STORE_PATH": f"{logs}/openhands"}),
+    Tool("mini-swe-agent", "mini", "mini-swe-agent", "2.4.6", "openai",
          lambda p, m, logs: ["mini", "-y", "--exit-immediately", "-l", "0", "-m", f"openai/{m}", "-t", p,
                              "-o", f"{logs}/mini.traj.json"],
          lambda m, url, logs: {"MSWEA_CONFIGURED": "true", "MSWEA_COST_TRACKING": "ignore_errors",
                                "MSWEA_SILENT_STARTUP": "1", "MSWEA_GLOBAL_CONFIG_DIR": f"{logs}/home/mini",
                                "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-         venv=True, transcript="mini.traj.json", tested=True),
-    Tool("aider", "aider", _venv_install("aider-chat", "aider"), "openai",
+         transcript="mini.traj.json", tested=True, finish=("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",)),
+    Tool("aider", "aider", "aider-chat", "0.86.2", "openai",
          lambda p, m, logs: ["aider", "--message", p, "--yes-always", "--no-git", "--no-auto-commits",
                              "--no-check-update", "--no-show-model-warnings", "--analytics-disable",
                              "--model", f"openai/{m}", "--chat-history-file", f"{logs}/aider.chat.md"],
-         venv=True, transcript="aider.chat.md"),
+         transcript="aider.chat.md"),
 ]}
 
 
 def locate(tool: Tool) -> Path | None:
-    """The tool's executable on this machine, or None."""
-    if tool.venv:
-        exe = agents_home() / tool.name / "bin" / tool.binary
-        return exe if exe.exists() else None
-    found = shutil.which(tool.binary)
+    """The tool's executable: reclaim's own install at the pinned version, else (npm tools) one
+    on PATH, at whatever version the user installed."""
+    exe = tool.bin_dir / tool.binary
+    if exe.exists():
+        return exe
+    found = shutil.which(tool.binary) if tool.npm else None
     return Path(found) if found else None
 
 
@@ -109,7 +168,11 @@ def availability(tool: Tool) -> tuple[bool, str]:
     if tool.unsupported:
         return False, tool.unsupported
     exe = locate(tool)
-    return (True, str(exe)) if exe else (False, f"not installed; install with: {tool.install}")
+    if exe is None:
+        return False, f"not installed; install with: {tool.install} ({tool.package} {tool.version})"
+    if not exe.is_relative_to(tool.home):
+        return True, f"{exe} (the one on PATH, not reclaim's install of {tool.version}: {tool.install})"
+    return True, f"{tool.package} {tool.version}"
 
 
 @dataclass
@@ -124,14 +187,22 @@ class ExternalAgent:
     def __post_init__(self) -> None:
         self.name = self.tool.name
 
+    def own_install(self) -> Path | None:
+        """reclaim's own install of the tool (agents_home()/NAME), if that is what runs."""
+        exe = locate(self.tool)
+        return self.tool.home.resolve() if exe is not None and exe.is_relative_to(self.tool.home) else None
+
     def binds(self, hidden: Sequence[Path] = ()) -> list[Bind]:
-        if self.tool.venv and locate(self.tool) is not None:
-            venv = (agents_home() / self.tool.name).resolve()
-            # at its own path: its scripts name their interpreter, whose install comes in with it
-            # (not reclaim's own environment: the agent's programs run with the trial's)
-            base = Path(sys.base_prefix).resolve()
-            return [Bind(venv, str(venv)), *([] if str(base).startswith("/usr/") else [Bind(base, str(base))])]
-        return []
+        """Its own install, read-only and at its own path (its scripts name their interpreter, and
+        npm's links their package), shared by every trial; for a Python agent its interpreter's
+        install too (not reclaim's own environment: the agent's programs run with the trial's)."""
+        home = self.own_install()
+        if home is None:
+            return []
+        if self.tool.npm:
+            return [Bind(home, str(home))]
+        base = Path(sys.base_prefix).resolve()
+        return [Bind(home, str(home)), *([] if str(base).startswith("/usr/") else [Bind(base, str(base))])]
 
     def run(self, ctx: AgentContext) -> None:
         ok, why = availability(self.tool)
@@ -141,14 +212,18 @@ class ExternalAgent:
             raise AgentError(f"agent {self.name} needs a model: --model NAME")
         box = ctx.recorder.sandbox
         logs = box.inside(ctx.agent_logs)
-        (ctx.agent_logs / "home").mkdir(exist_ok=True)
-        ctx.give(ctx.agent_logs / "home")
         url = box.gateway_url(ctx.model.host_url)
+        home = ctx.agent_logs / "home"
+        home.mkdir(exist_ok=True)
+        for rel, text in self.tool.files(ctx.model.name, url, logs).items():  # before the agent: a fresh folder
+            (home / rel).parent.mkdir(parents=True, exist_ok=True)
+            (home / rel).write_text(text, encoding="utf-8")
+        ctx.give(home)
         env = ctx.env() | {"HOME": f"{logs}/home"} | self.tool.env(ctx.model.name, url, logs)
-        if self.tool.venv:
-            venv_bin = str((agents_home() / self.tool.name).resolve() / "bin")
+        if (home := self.own_install()) is not None:
             # the trial's environment first, so the tool's own Python is not what its commands get
-            env["PATH"] = f"{box.config.env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}:{venv_bin}"
+            own = home / ("node_modules/.bin" if self.tool.npm else "bin")
+            env["PATH"] = f"{box.config.env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}:{own}"
         task = (ctx.workspace / "TASK.md").read_text(encoding="utf-8")
         res = ctx.recorder.run(self.tool.argv(PROMPT + task, ctx.model.name, logs), env=env)
         parse = PARSERS.get(self.tool.name)

@@ -56,8 +56,23 @@ def mini_swe_agent(text: str) -> list[str]:
     return steps
 
 
+def gemini_cli(text: str) -> list[str]:
+    """gemini --output-format stream-json: one event a line (message, tool_use, tool_result, result)."""
+    steps = []
+    for ev in _lines(text):
+        kind = ev.get("type")
+        if kind == "message" and ev.get("role") == "assistant" and ev.get("content"):
+            steps.append(f"said: {str(ev['content'])[:300]}")
+        elif kind == "tool_use":
+            steps.append(f"tool {ev.get('tool_name')}: {json.dumps(ev.get('parameters'))[:300]}")
+        elif kind == "result":
+            steps.append(f"result: {str(ev.get('status') or ev.get('response') or '')[:300]}")
+    return steps
+
+
 def aider(text: str) -> list[str]:
     return [line[:300] for line in text.splitlines() if line.startswith(("#### ", "> "))]
 
 
-PARSERS = {"claude-code": claude_code, "codex": codex, "mini-swe-agent": mini_swe_agent, "aider": aider}
+PARSERS = {"claude-code": claude_code, "codex": codex, "gemini-cli": gemini_cli, "mini-swe-agent": mini_swe_agent,
+           "aider": aider}

@@ -47,3 +47,41 @@ def agents_install(name: Annotated[str, typer.Argument(help="A third-party agent
         if subprocess.run(cmd).returncode != 0:
             fail(f"installing {name} failed at: {' '.join(cmd)}", 1)
     console.print(f"[green]installed {name}[/]")
+
+
+@agents_app.command("try")
+def agents_try(
+    name: Annotated[str, typer.Argument(help="An agent, e.g. claude-code, codex, gemini-cli, mini-swe-agent.")],
+    task: Annotated[str, typer.Option(help="A task of the demo suite.")] = "reimplement-huber-irls",
+    sandbox: Annotated[str, typer.Option(help="bwrap, container or process.")] = "bwrap",
+    install_it: Annotated[bool, typer.Option("--install", help="Install the agent first if it is not here.")] = False,
+) -> None:
+    """Check an agent's wiring for free: run it on one demo task against reclaim's scripted model
+    (a local provider that plays the task's solution through the agent's own shell tool), through
+    the gateway, in the sandbox, and show what the trial recorded."""
+    from reclaim.agents import TOOLS, availability
+    from reclaim.runner.tryout import try_agent
+
+    tool = TOOLS.get(name)
+    if tool is not None and not availability(tool)[0]:
+        if not install_it:
+            fail(f"{name} is not installed: run `reclaim agents try {name} --install`, or {tool.install}")
+        agents_install(name)
+    tried = try_agent(name, task=task, sandbox=sandbox)
+    rec = tried.record
+    console.print(f"[bold]{name}[/] on {task}: [bold]{rec.outcome.value if rec.outcome else rec.status}[/]"
+                  + (f" ({rec.error})" if rec.error else ""), highlight=False)
+    protocols = sorted({f"{c.protocol}{' streamed' if c.stream else ''}" for c in tried.calls})
+    console.print(f"model calls: {len(tried.calls)} ({', '.join(protocols) or 'none'}); tokens metered "
+                  f"{tried.metered[0]} in / {tried.metered[1]} out, served {tried.served_tokens[0]} / "
+                  f"{tried.served_tokens[1]}", highlight=False)
+    for model in sorted({c.model for c in tried.calls if c.status == 403}):
+        console.print(f"[red]refused: a call for model {model}[/] (not the run's)", highlight=False)
+    console.print(f"shell commands it ran (audited): {len(tried.commands)}; transcript steps: {tried.transcript}",
+                  highlight=False)
+    for w in tried.warnings[:10]:
+        console.print(f"[yellow]warning:[/] {w}", highlight=False)
+    console.print(f"the trial: reclaim show {tried.trial_dir}", highlight=False)
+    if not tried.wired:
+        raise typer.Exit(1)
+    console.print(f"[green]{name} is wired: it reproduced through the gateway, every call metered as served[/]")

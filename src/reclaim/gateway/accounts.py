@@ -23,6 +23,9 @@ class Account:
     calls_dir: Path
     max_tokens: int | None = None
     max_usd: float | None = None
+    models: frozenset[str] | None = None
+    """The models this trial may call (the run's --model); None: any. A call for another (an agent's
+    sub-agent or small-fast model left at its default) is refused before it reaches a provider."""
     token: str = field(default_factory=lambda: "rcl-" + secrets.token_urlsafe(24))
     tokens: int = 0
     usd: float = 0.0
@@ -31,6 +34,8 @@ class Account:
     upstream_failures: int = 0
     """Calls the upstream never answered, or refused for its key (401): the set-up's fault, not the agent's."""
     upstream_reason: str = ""
+    refused_models: dict[str, int] = field(default_factory=dict)
+    """Model name -> calls refused because the run did not choose it."""
     pending: list = field(default_factory=list, repr=False)
     in_flight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -46,6 +51,17 @@ class Account:
     def check(self) -> None:
         if self.exhausted:
             raise BudgetSpent(self.explain())
+
+    def allows(self, model: str) -> bool:
+        return self.models is None or model in self.models
+
+    def refusal(self, model: str) -> str:
+        with self._lock:
+            self.refused_models[model] = self.refused_models.get(model, 0) + 1
+        chosen = ", ".join(sorted(self.models or ()))
+        return (f"reclaim gateway: this trial may call only the model the run chose ({chosen}); this call asked "
+                f"for {model or 'no model'}. It was not sent to the provider. Configure the agent so that every "
+                "model it uses (sub-agents, summaries, small fast models) is the chosen one.")
 
     def explain(self) -> str:
         parts = []

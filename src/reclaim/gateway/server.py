@@ -144,10 +144,10 @@ class Gateway:
 
     def open_account(self, trial_id: str, trace: TraceWriter, calls_dir: Path, *,
                      max_tokens: int | None = None, max_usd: float | None = None,
-                     listener: socket.socket | None = None) -> Account:
+                     models: frozenset[str] | None = None, listener: socket.socket | None = None) -> Account:
         """A trial's account; with ``listener`` (a socket listening in the trial's own network),
         the gateway also serves there until the account is closed."""
-        acct = Account(trial_id, trace, calls_dir, max_tokens=max_tokens, max_usd=max_usd)
+        acct = Account(trial_id, trace, calls_dir, max_tokens=max_tokens, max_usd=max_usd, models=models)
         if listener is not None:
             async def serve() -> web.SockSite:
                 site = web.SockSite(self._runner, listener)
@@ -216,6 +216,14 @@ class Gateway:
         if stream and request.path == "/v1/chat/completions":
             payload.setdefault("stream_options", {})["include_usage"] = True  # usage in the last chunk
             body = json.dumps(payload).encode()
+        asked = str(payload.get("model", "")) or _gemini_model(request.path)
+        if request.method == "POST" and not acct.allows(asked):
+            message = acct.refusal(asked)
+            acct.pending.append(self._recorder.submit(
+                acct.record, protocol=protocol, endpoint=request.path, model=asked, stream=stream, status=403,
+                tokens_in=0, tokens_out=0, latency_s=0.0, cost_usd=0.0, request=body, response=message.encode(),
+                error=message))
+            return _error(protocol, 403, "permission_error", message)
         url, headers = self._route(protocol, request)
         t0 = time.perf_counter()
         raw = bytearray()

@@ -100,12 +100,17 @@ def _open_account(ctx: TrialContext, stack: ExitStack, ns) -> Account:
     s, spec, rec = ctx.settings, ctx.spec, ctx.rec
     account = s.gateway.open_account(rec.trial_id, ctx.trace, ctx.tdir / RECORDS / "llm-calls",
                                      max_tokens=spec.budget.model_tokens, max_usd=spec.budget.money_usd,
+                                     models=frozenset({s.model}) if s.model else None,
                                      listener=ns and ns.take(GATEWAY_PORT))
 
     def close() -> None:
         s.gateway.close_account(account)
         rec.budget.model_calls, rec.budget.model_tokens = account.calls, account.tokens
         rec.budget.model_usd = round(account.usd, 6)
+        for model, n in sorted(account.refused_models.items()):
+            ctx.trace.emit(Note, phase="agent", level="warning",
+                           message=f"the agent asked for model {model or '(none)'} {n} time(s): refused, the run's "
+                                   f"model is {s.model} (see `reclaim agents` for how each agent is configured)")
 
     stack.callback(close)
     return account

@@ -1,0 +1,84 @@
+"""The coding agents people evaluate, as their real programs: Claude Code, Codex and Gemini CLI,
+installed from npm at the versions reclaim pins, run in the sandbox through the gateway against
+the scripted model, which plays a demo task's solution through each one's own shell tool."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reclaim.agents import TOOLS
+from reclaim.runner.tryout import SCRIPTED, try_agent
+from reclaim.suites import bundled
+from reclaim.trace import BudgetEvent, ModelCall, ProgramExec, read_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+NPM_AGENTS = ["claude-code", "codex", "gemini-cli"]
+
+
+@pytest.fixture(scope="module")
+def installed():
+    """The npm agents installed where reclaim looks (./.agents, kept between local runs)."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed (scripts/test installs it)")
+    home = Path(os.environ.get("RECLAIM_AGENTS_HOME", ROOT / ".agents"))
+    os.environ["RECLAIM_AGENTS_HOME"] = str(home)
+    for name in NPM_AGENTS:
+        tool = TOOLS[name]
+        if not (tool.bin_dir / tool.binary).exists():
+            res = subprocess.run([sys.executable, "-m", "reclaim.cli", "agents", "install", name],
+                                 capture_output=True, text=True)
+            assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    return home
+
+
+@pytest.mark.parametrize("name", NPM_AGENTS)
+def test_the_real_agent_reproduces_a_demo_task_through_the_gateway(name, installed, sandbox_name, tmp_path):
+    tried = try_agent(name, sandbox=sandbox_name, runs_root=tmp_path / "runs")
+    rec = tried.record
+    assert rec.outcome.value == "reproduced", (rec.error, tried.warnings)
+    # every call through the gateway, streamed in the agent's own protocol, metered exactly as served
+    assert tried.calls and all(c.protocol == TOOLS[name].protocol and c.stream for c in tried.calls)
+    assert tried.metered == tried.served_tokens and len(tried.served) == len(tried.calls)
+    assert {c.model for c in tried.calls} == {SCRIPTED}  # sub-agents and side calls included
+    assert tried.keys_upstream == {"scripted-key"}  # the provider's key, never the trial's token
+    # the program itself ran in the sandbox, on the record, its own account parsed as untrusted steps
+    events = read_trace(tried.trial_dir / "trace.jsonl")
+    programs = [e.path for e in events if isinstance(e, ProgramExec)]
+    assert any(TOOLS[name].binary in p or "node" in p for p in programs), programs[:20]
+    assert tried.transcript > 0 and tried.wired
+    # no provider key, and no trial token, in what the agent could read or leave behind
+    for f in (tried.trial_dir / "agent").rglob("*"):
+        if f.is_file() and not f.is_symlink():
+            assert b"scripted-key" not in f.read_bytes(), f
+
+
+@pytest.mark.parametrize("name", NPM_AGENTS)
+def test_the_real_agent_ends_budget_exhausted_when_its_tokens_run_out(name, installed, sandbox_name, tmp_path):
+    demo = bundled()["demo"]
+    suite = tmp_path / "suite"
+    shutil.copytree(demo, suite, ignore=shutil.ignore_patterns("verified.yaml"), symlinks=True)
+    spec_file = suite / "reimplement-huber-irls" / "task.yaml"
+    spec = yaml.safe_load(spec_file.read_text())
+    spec.setdefault("budget", {})["model_tokens"] = 12000  # less than two of its calls
+    spec_file.write_text(yaml.safe_dump(spec))
+    tried = try_agent(name, suite=suite, sandbox=sandbox_name, runs_root=tmp_path / "runs")
+    assert tried.record.outcome.value == "budget_exhausted", (tried.record.error, tried.warnings)
+    events = read_trace(tried.trial_dir / "trace.jsonl")
+    assert any(isinstance(e, BudgetEvent) and e.what == "model_exhausted" for e in events)
+    refused = [e for e in events if isinstance(e, ModelCall) and e.status == 403]
+    assert len([e for e in events if isinstance(e, ModelCall) and e.status == 200]) >= 1
+    assert all(c.tokens_in == 0 for c in refused)
+
+
+@pytest.mark.parametrize("task", ["run-ridge-nir", "retrain-logreg-gd"])
+def test_claude_code_works_under_the_network_policy_of_each_level(task, installed, sandbox_name, tmp_path):
+    tried = try_agent("claude-code", task=task, sandbox=sandbox_name, runs_root=tmp_path / "runs")
+    assert tried.record.outcome.value == "reproduced", (tried.record.error, tried.warnings)
+    assert tried.wired
