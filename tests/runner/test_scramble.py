@@ -40,3 +40,28 @@ def test_scramble_never_writes_through_a_link(tmp_path):
     (ws / "data").symlink_to(tmp_path)
     assert scramble(ws, ["data/outside.csv"], "seed") == []
     assert outside.read_text() == "a,b\n1,2\n3,4\n5,6\n"
+
+
+def test_a_csv_whose_quoted_header_holds_the_delimiter_is_still_a_table():
+    """Found on real data (a UCI table's header: "Concrete compressive strength(MPa, megapascals) "):
+    counted by raw commas it was no table, and every number was scaled by one factor, which left a
+    standardised, scale-free method's result exactly as it was."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=200)
+    y = 3 * x + rng.normal(scale=0.1, size=200)
+    rows = "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in zip(x, y, strict=True))
+    text = '"cement (kg, m^3)","strength (MPa, megapascals) "\n' + rows
+    out = scramble_bytes("Concrete_Data.csv", text.encode(), random.Random(1)).decode()
+    assert out.splitlines()[0] == '"cement (kg, m^3)","strength (MPa, megapascals) "'
+    rows = np.array([[float(v) for v in line.split(",")] for line in out.splitlines()[1:]])
+    assert rows.shape == (200, 2)
+    before, after = np.corrcoef(x, y)[0, 1], np.corrcoef(rows[:, 0], rows[:, 1])[0, 1]
+    assert before > 0.99 and abs(after) < 0.3  # the columns shuffled apart: the relation is gone
+
+
+def test_numbers_outside_a_table_are_scaled_each_by_its_own_factor():
+    text = "weights: 2.0 4.0 8.0 16.0 32.0 64.0\n"
+    out = scramble_bytes("w.txt", text.encode(), random.Random(3)).decode()
+    vals = [float(v) for v in out.split()[1:]]
+    ratios = {round(a / b, 6) for a, b in zip(vals, [2.0, 4.0, 8.0, 16.0, 32.0, 64.0], strict=True)}
+    assert len(ratios) > 1  # not one scale for all: a scale-free statistic of them moves too

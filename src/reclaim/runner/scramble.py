@@ -5,13 +5,15 @@ that opens the data (to count its rows, say) and then prints a number that owes 
 the data says. So one more re-execution gets the same files with their content scrambled: in a
 delimited text table every column is shuffled on its own and its numbers scaled by a random
 factor at least 25 % away from 1 (integer columns stay integers), in .npy/.npz arrays the values
-are shuffled and floats scaled, and in other text every number is scaled by one such factor.
+are shuffled and floats scaled, and in other text every number is scaled by a factor of its own.
+A table is read as CSV reads it (a quoted field may hold the delimiter).
 Any result computed from the data changes; one that does not was not computed from it. Files
 of other formats are left as they are, and the verdict says when nothing could be scrambled.
 """
 
 from __future__ import annotations
 
+import csv
 import io
 import random
 import re
@@ -39,48 +41,46 @@ def _number(field: str) -> float | None:
         return None
 
 
-def _split(line: str, delim: str | None) -> list[str]:
-    return line.split(delim) if delim else line.split()
-
-
-def _delimiter(lines: list[str]) -> str | None:
-    sample = lines[: min(len(lines), 20)]
+def _table(text: str) -> tuple[str | None, list[list[str]]] | None:
+    """(delimiter, rows) where the text is a table: every record the same width, quoting as CSV
+    has it (a quoted header field may hold the delimiter); None (delimiter) for whitespace."""
     for d in DELIMITERS:
-        counts = {line.count(d) for line in sample}
-        if len(counts) == 1 and counts.pop() > 0:
-            return d
+        try:
+            rows = [r for r in csv.reader(io.StringIO(text), delimiter=d) if r]
+        except csv.Error:
+            continue
+        if len(rows) >= 3 and len({len(r) for r in rows}) == 1 and len(rows[0]) > 1:
+            return d, rows
+    rows = [line.split() for line in text.splitlines() if line.strip()]
+    if len(rows) >= 3 and len({len(r) for r in rows}) == 1:
+        return None, rows
     return None
 
 
 def scramble_text(text: str, rng: random.Random) -> str | None:
-    """The table with each column shuffled (numbers also scaled); None when it is not a table."""
-    lines = text.splitlines()
-    if len(lines) < 3:
+    """The table with each column shuffled on its own (numbers also scaled); None when it is not a table."""
+    found = _table(text)
+    if found is None:
         return None
-    delim = _delimiter(lines)
-    width = len(_split(lines[-1], delim))
-    if width < 1:
-        return None
-    first = _split(lines[0], delim)
-    header = any(_number(f) is None for f in first) and all(
-        _number(f) is not None for f in _split(lines[1], delim))
-    body = lines[1:] if header else lines
-    rows = [_split(line, delim) for line in body]
-    if any(len(r) != width for r in rows if r):
-        return None
-    rows = [r for r in rows if r]
-    columns = [list(col) for col in zip(*rows, strict=True)]
+    delim, rows = found
+    header = any(_number(f) is None for f in rows[0]) and all(_number(f) is not None for f in rows[1])
+    body = rows[1:] if header else rows
+    columns = [list(col) for col in zip(*body, strict=True)]
     for col in columns:
         rng.shuffle(col)
         values = [_number(f) for f in col]
         if all(v is not None for v in values):
             k = factor(rng)
             if all(_INT.match(f.strip()) for f in col):
-                col[:] = [str(int(round(v * k))) for v in values]
+                col[:] = [str(round(v * k)) for v in values]
             else:
                 col[:] = [repr(v * k) for v in values]
-    out_rows = [(delim or " ").join(r) for r in zip(*columns, strict=True)]
-    return "\n".join(([lines[0]] if header else []) + out_rows) + "\n"
+    out = ([rows[0]] if header else []) + [list(r) for r in zip(*columns, strict=True)]
+    if delim is None:
+        return "\n".join(" ".join(r) for r in out) + "\n"
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=delim, lineterminator="\n").writerows(out)
+    return buf.getvalue()
 
 
 def _scramble_array(a, rng: random.Random):
@@ -130,21 +130,21 @@ _TOKEN = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![
 
 
 def scramble_numbers(text: str, rng: random.Random) -> str | None:
-    """Not a table: every number in the text scaled by one factor far from 1 (integers stay
-    integers), so whatever is computed from them moves; None when there is no number to scale."""
+    """Not a table: every number in the text scaled by a factor of its own, far from 1 (integers
+    stay integers): one factor for all would leave whatever is invariant to scale (a standardised
+    fit, a ratio, a coverage) as it was. None when there is no number to scale."""
     found = False
-    k = factor(rng)
 
     def one(m: re.Match) -> str:
         nonlocal found
         found = True
+        k = factor(rng)
         if _INT.match(m.group()):
-            return str(int(round(int(m.group()) * k)))
+            return str(round(int(m.group()) * k))
         return repr(float(m.group()) * k)
 
     out = _TOKEN.sub(one, text)
     return out if found else None
-
 
 def scramble(workspace: Path, paths: list[str], seed: str) -> list[str]:
     """Scramble ``paths`` in a copy of the workspace, in place, never through a link; return
