@@ -34,6 +34,8 @@ class Served:
     stream: bool
     tokens_in: int
     tokens_out: int
+    seconds: float = 0.0
+    """From the request's arrival to its answer made (the scripted model's own time, sending aside)."""
 
 
 def protocol_of(path: str) -> str | None:
@@ -119,6 +121,7 @@ class ScriptedModel:
                 self._json(404, {"error": {"message": "not found"}})
 
             def do_POST(self):
+                t0 = time.perf_counter()
                 try:
                     body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 except ValueError:
@@ -141,10 +144,12 @@ class ScriptedModel:
                 model = (path.removeprefix("/v1beta/models/").split(":")[0] if kind == "gemini"
                          else str(body.get("model", "scripted")))
                 stream = bool(body.get("stream")) or path.endswith(":streamGenerateContent")
-                owner.served.append(Served(kind, model, stream, *reply.tokens))
-                if stream:
-                    return self._sse(list(STREAMS[kind](reply, model, body)), reply.pace)
-                self._json(200, BODIES[kind](reply, model))
+                events = list(STREAMS[kind](reply, model, body)) if stream else None
+                payload = None if stream else BODIES[kind](reply, model)
+                owner.served.append(Served(kind, model, stream, *reply.tokens, time.perf_counter() - t0))
+                if events is not None:
+                    return self._sse(events, reply.pace)
+                self._json(200, payload)
 
             def _json(self, status: int, payload: dict) -> None:
                 self._send(status, "application/json", json.dumps(payload).encode())
