@@ -14,10 +14,10 @@ import pytest
 from conftest import VALUES, run_suite, task_yaml, write_agent, write_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "materials"))
-from servers import FileServer  # noqa: E402
+from servers import FileServer
 
-from reclaim.materials import MaterialCache  # noqa: E402
-from reclaim.runner.run import RunError, RunOptions, plan_run  # noqa: E402
+from reclaim.materials import MaterialCache
+from reclaim.runner.run import RunError, RunOptions, plan_run
 from reclaim.sandbox import backend
 
 

@@ -14,7 +14,7 @@ import pytest
 from conftest import run_suite, task_yaml, write_agent, write_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gateway"))
-from egress_servers import Upstream, build_wheel, make_repos  # noqa: E402
+from egress_servers import Upstream, build_wheel, make_repos
 
 OFFICIAL = "The official implementation of the mean estimator, as released by the authors.\n" * 8
 

@@ -307,4 +307,4 @@ def sentinel(dim: Dimension) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-__all__ = ["Dimension", "invoker", "unprivileged", "run_batch", "BatchRun", "TASK"]
+__all__ = ["TASK", "BatchRun", "Dimension", "invoker", "run_batch", "unprivileged"]
