@@ -141,7 +141,7 @@ def write_draft(items: list[Curated], dest: Path, *, name: str, version: str, ye
              "| task | level | area | budget band | published | first arXiv version | code created |",
              "|---|---|---|---|---|---|---|"]
     lines += [f"| {d.name} | {c.release.level} | {c.area} | {c.band} | {c.paper.published or '—'} | "
-              f"{c.paper.first_version or '—'} | {_created(c) or '—'} |" for c, d in zip(items, written)]
+              f"{c.paper.first_version or '—'} | {_created(c) or '—'} |" for c, d in zip(items, written, strict=True)]
     lines += ["", "## Left out", ""] + [f"- {title}: {why}" for title, why in left_out]
     (dest / "CURATION.md").write_text("\n".join(lines) + "\n")
     return written

@@ -56,7 +56,7 @@ def main() -> int:
         os.write(2, USAGE.encode())
         return 2
     servers = []
-    for port, path in zip(pairs[::2], pairs[1::2]):
+    for port, path in zip(pairs[::2], pairs[1::2], strict=True):
         server = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)  # not inherited by the command
         server.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
         server.bind(("127.0.0.1", int(port)))

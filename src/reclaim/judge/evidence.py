@@ -269,7 +269,7 @@ def _parts(ev: Evidence, raw: dict[int, tuple[str, str]], logged: list[LoggedCom
         rows = [shown(r) for r in logged if r.source == source]
         if rows:
             def put(kept, gaps, source=source):
-                chosen[source] = [r.model_copy(update={"gap_before": g}) for r, g in zip(kept, gaps)]
+                chosen[source] = [r.model_copy(update={"gap_before": g}) for r, g in zip(kept, gaps, strict=True)]
                 ev.logged = [r for s in SOURCES for r in chosen.get(s, [])]
             parts.append(rows_part(f"{source} rows", rows, [len(row_line(r)) for r in rows], put,
                                    lambda i, rows=rows: relevant(rows[i].cmd) or rows[i].exit_code not in (0, None),
@@ -282,7 +282,7 @@ def _parts(ev: Evidence, raw: dict[int, tuple[str, str]], logged: list[LoggedCom
         lambda i: not full[i].provided, "kept the agent's files first", weight=0.3))
     notes = list(ev.notes)
     parts.append(rows_part("notes", notes, [len(n) + 2 for n in notes], lambda kept, gaps: setattr(
-        ev, "notes", [f"[... {g} notes cut ...] {n}" if g else n for n, g in zip(kept, gaps)]),
+        ev, "notes", [f"[... {g} notes cut ...] {n}" if g else n for n, g in zip(kept, gaps, strict=True)]),
         lambda i: "warning" in notes[i] or "error" in notes[i] or "DENIED" in notes[i], "kept warnings, errors, denials",
         weight=0.5))
     u = ev.untrusted

@@ -60,9 +60,9 @@ def _writer_of(trace: list, path: str, phase: str) -> int | None:
     """The last command of ``phase`` that created or changed ``path``."""
     found = None
     for ev in trace:
-        if isinstance(ev, CommandFinished) and ev.phase == phase:
-            if any(f.path == path and f.change != "deleted" for f in ev.files):
-                found = ev.id
+        if (isinstance(ev, CommandFinished) and ev.phase == phase
+                and any(f.path == path and f.change != "deleted" for f in ev.files)):
+            found = ev.id
     return found
 
 

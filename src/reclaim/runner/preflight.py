@@ -48,7 +48,7 @@ def check_format(fmt: str) -> str | None:
 def model_protocol(agent: str) -> str | None:
     """The protocol a model-calling agent speaks, or None for an agent that needs no model of ours."""
     spec = split_label(agent)[1]
-    name, _, arg = spec.partition(":")
+    name = spec.partition(":")[0]
     if name in TOOLS:
         return TOOLS[name].protocol
     if name == "llm":

@@ -76,7 +76,7 @@ def scramble_text(text: str, rng: random.Random) -> str | None:
         if all(v is not None for v in values):
             k = factor(rng)
             if all(_INT.match(f.strip()) for f in col):
-                col[:] = [str(int(round(v * k))) for v in values]
+                col[:] = [str(round(v * k)) for v in values]
             else:
                 col[:] = [repr(v * k) for v in values]
     out_rows = [(delim or " ").join(r) for r in zip(*columns, strict=True)]
@@ -139,7 +139,7 @@ def scramble_numbers(text: str, rng: random.Random) -> str | None:
         nonlocal found
         found = True
         if _INT.match(m.group()):
-            return str(int(round(int(m.group()) * k)))
+            return str(round(int(m.group()) * k))
         return repr(float(m.group()) * k)
 
     out = _TOKEN.sub(one, text)

@@ -83,7 +83,7 @@ def parse(log: Path, drop: list[str] | None = None, outside: bool = False) -> Ex
     process), and the privilege drop ``drop`` in front of the command."""
     out = ExecRecord()
     try:
-        fh = open(log, "rb")
+        fh = open(log, "rb")  # noqa: SIM115 - closed by the `with fh:` below, once take() is defined
     except OSError:
         return out
     pending: dict[int, Exec] = {}

@@ -192,7 +192,7 @@ def trial_id(task: str, agent: str, seed: int) -> str:
 
 def agent_label(agent: str) -> str:
     """The name an agent spec goes by in trial ids and reports: 'command:./x.sh' -> 'command-x'."""
-    head, eq, rest = agent.partition("=")
+    head, eq, _ = agent.partition("=")
     if eq and ":" not in head and " " not in head:  # NAME=SPEC: the user's own name (agents/labels.py)
         return head
     name, _, arg = agent.partition(":")

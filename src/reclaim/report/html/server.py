@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import unquote, urlsplit
 
 from reclaim.report.aggregate import LEVELS, Report
@@ -79,7 +80,7 @@ def compare_html(runs: list[Served]) -> str:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    runs: list[Served] = []
+    runs: ClassVar[list[Served]] = []
     lock = threading.Lock()
 
     def log_message(self, *args) -> None:  # quiet: the terminal shows the URL, not every request
