@@ -17,7 +17,7 @@ TARGET = {"claim": "Mean 3.194, maximum 5.0, range 3.6.",
 
 
 def agent(mean="sum(v)/len(v)", mx="max(v)", spread="max(v)-min(v)", keys=("mean_value", "max_value", "spread")):
-    exprs = dict(zip(("mean_value", "max_value", "spread"), (mean, mx, spread)))
+    exprs = dict(zip(("mean_value", "max_value", "spread"), (mean, mx, spread), strict=True))
     body = ", ".join(f"'{k}': {exprs[k]}" for k in keys)
     prog = ("import json\nv = [float(x) for x in open('data/values.csv').read().split()]\n"
             f"json.dump({{{body}}}, open('results.json', 'w'))\n")

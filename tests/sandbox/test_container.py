@@ -304,7 +304,7 @@ python3 -c "b = bytearray(600 << 20); b[::4096] = b'x' * len(b[::4096])" && echo
     assert int(nofile) <= 65536 and int(started) < 64, (out, err)
     assert "ALLOCATED" not in out
     assert usage.cpu_s is not None and usage.cpu_s > 0  # metered by the trial's own cgroup
-    left = [p for p in CGROUP_ROOT.glob(f"*/{Path(lim.env['RECLAIM_CGROUPS'].split()[0]).name}")]
+    left = list(CGROUP_ROOT.glob(f"*/{Path(lim.env['RECLAIM_CGROUPS'].split()[0]).name}"))
     assert left == []  # nothing the engine made there stays behind
     assert list(Path.cwd().iterdir()) == []
 
