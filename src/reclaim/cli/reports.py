@@ -43,8 +43,9 @@ def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None,
 
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
-    format: Annotated[str, typer.Option("--format", help=f"{', '.join(REPORT_FORMATS)}; html is one "
-                                                         "self-contained page with a trial page per matrix cell.")] = "table",
+    format: Annotated[str, typer.Option(
+        "--format", help=f"{', '.join(REPORT_FORMATS)}; html is one "
+                         "self-contained page with a trial page per matrix cell.")] = "table",
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")] = None,
     judge: Annotated[Optional[str], typer.Option(
         "--judge", help="Show another judge's verdicts (a label such as rules or llm-gpt-4.1).")] = None,

@@ -112,8 +112,9 @@ def checklist(c: Curated) -> dict[str, str]:
         "claim at its location": f"{cand.where}: value {cand.value:g} "
                                  + ("found there by code" if cand.found else "NOT found there: check by hand")
                                  + (f" ({c.proposal})" if c.proposal else ""),
-        "materials verified": "; ".join([f"{v.link.kind} {v.link.url}: {v.reason}" for k in ("code", "data", "weights")
-                                         for v in getattr(rel, k)] + [f"promise: {x}" for x in rel.promises]) or "none found",
+        "materials verified": "; ".join([f"{v.link.kind} {v.link.url}: {v.reason}"
+                                         for k in ("code", "data", "weights") for v in getattr(rel, k)]
+                                        + [f"promise: {x}" for x in rel.promises]) or "none found",
         "level": f"{rel.level} ({LEVEL_RULE})",
         "criteria rule": cand.criteria_rule,
         "budget rule": (f"stated: '{c.budget.stated}'; " if c.budget.stated else "nothing stated; ") + c.budget.rule,
@@ -125,8 +126,8 @@ def write_draft(items: list[Curated], dest: Path, *, name: str, version: str, ye
                 left_out: list[tuple[str, str]]) -> list[Path]:
     """The suite draft at ``dest``; returns the task folders written."""
     dest.mkdir(parents=True, exist_ok=True)
-    (dest / "suite.yaml").write_text(yaml.safe_dump({"name": name, "version": version, "description":
-                                                     f"Draft from reclaim curate (seed {seed}); every task pending review."},
+    description = f"Draft from reclaim curate (seed {seed}); every task pending review."
+    (dest / "suite.yaml").write_text(yaml.safe_dump({"name": name, "version": version, "description": description},
                                                     sort_keys=False))
     taken: set[str] = set()
     written = []

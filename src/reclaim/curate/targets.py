@@ -112,8 +112,9 @@ def headline(text: str, title: str = "") -> Candidate | None:
                 continue
             value = float(m.group(0))
             where = f"Table {t.number}, row '{row[0]}', column '{name}'"
-            c = Candidate(claim=f"{title or 'The method'} reaches {name} {m.group(0)} ({where}).", metric=metric_name(name),
-                          value=value, direction=d, where=where, found=False, criteria=criteria_for(value, cell, name))
+            c = Candidate(claim=f"{title or 'The method'} reaches {name} {m.group(0)} ({where}).",
+                          metric=metric_name(name), value=value, direction=d, where=where, found=False,
+                          criteria=criteria_for(value, cell, name))
             c.found = stands(c, text)
             return c
     return None

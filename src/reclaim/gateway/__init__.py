@@ -7,4 +7,5 @@ from reclaim.gateway.policy import EgressPolicy, package_hosts, policy_for
 from reclaim.gateway.server import Gateway, Upstreams
 from reclaim.gateway.tls import client_env
 
-__all__ = ["Account", "BudgetSpent", "EgressPolicy", "EgressProxy", "EgressRecord", "Gateway", "PackageCache", "Upstreams", "client_env", "package_hosts", "policy_for"]
+__all__ = ["Account", "BudgetSpent", "EgressPolicy", "EgressProxy", "EgressRecord", "Gateway", "PackageCache",
+           "Upstreams", "client_env", "package_hosts", "policy_for"]

@@ -229,7 +229,8 @@ class EgressPolicy(BaseModel):
                                 forbidden=r.material)
         if any(r.at(u) for r in self._allow):
             return Decision(allowed=True, rule=f"intercept {u.host}:{port}")
-        return Decision(allowed=False, rule=f"host {u.host} is not allowed" + (f" on port {port}" if port != 443 else ""))
+        return Decision(allowed=False,
+                        rule=f"host {u.host} is not allowed" + (f" on port {port}" if port != 443 else ""))
 
 
 # builders ----------------------------------------------------------------------------------------

@@ -94,7 +94,8 @@ def _perturbed(spec: TaskSpec, trial_dir: Path, r: ReexecRecord, got: Reading) -
     check = f"perturbed:{name}"
     if not expected:
         return Finding(check=check, applied=False, event_id=r.event_id,
-                       detail=f"no reference numbers for perturbation '{name}' (tasks validate --with-reference --record)")
+                       detail=f"no reference numbers for perturbation '{name}' "
+                              "(tasks validate --with-reference --record)")
     env = ", ".join(f"{k}={v}" for k, v in (p.env if p else {}).items())
     again = read_claim(trial_dir / "reexec" / f"perturbed-{name}" / "workspace", spec)
     if not (r.ran and r.exit_code == 0):

@@ -80,7 +80,8 @@ class TaskFacts(BaseModel):
     acceptance: str = Field(description="The criteria as code computes them.")
     notes: str
     metrics: list[dict] = Field(default_factory=list, description="Every number of the claim "
-                                "(name, target, direction, required, acceptance); the fields above are the primary one's.")
+                                "(name, target, direction, required, acceptance); "
+                                "the fields above are the primary one's.")
 
 
 class Evidence(BaseModel):
@@ -230,7 +231,8 @@ def _first_prints(ev: Evidence, trial_dir: Path, finished: list, rx: ReexecRecor
 
 
 def _programs(trial_dir: Path, trace: list, finished: list, logged: list, rx: ReexecRecord | None,
-              provided: dict[str, str], manifest: list[FileEntry], specials: list[str]) -> tuple[list[Program], list[Cut]]:
+              provided: dict[str, str], manifest: list[FileEntry],
+              specials: list[str]) -> tuple[list[Program], list[Cut]]:
     digests = {f.path: f.sha256 for f in manifest}
     if rx is not None and rx.ran:
         sources = set(rx.sources)
@@ -283,8 +285,8 @@ def _parts(ev: Evidence, raw: dict[int, tuple[str, str]], logged: list[LoggedCom
     notes = list(ev.notes)
     parts.append(rows_part("notes", notes, [len(n) + 2 for n in notes], lambda kept, gaps: setattr(
         ev, "notes", [f"[... {g} notes cut ...] {n}" if g else n for n, g in zip(kept, gaps, strict=True)]),
-        lambda i: "warning" in notes[i] or "error" in notes[i] or "DENIED" in notes[i], "kept warnings, errors, denials",
-        weight=0.5))
+        lambda i: "warning" in notes[i] or "error" in notes[i] or "DENIED" in notes[i],
+        "kept warnings, errors, denials", weight=0.5))
     u = ev.untrusted
     for field in ("final_message", "transcript"):
         if getattr(u, field):

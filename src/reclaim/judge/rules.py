@@ -134,7 +134,8 @@ class RulesJudge:
         leaks = [e for e in trace if isinstance(e, WithheldFound)]
         if leaks:
             for e in leaks[:5]:
-                v.citations.append(Citation(event_id=e.id, why=f"files of the withheld {e.material} in the agent's files"))
+                v.citations.append(Citation(event_id=e.id,
+                                            why=f"files of the withheld {e.material} in the agent's files"))
             first = leaks[0]
             return done(Outcome.disqualified,
                         f"the agent obtained the withheld {first.material}, which level '{spec.level.value}' "
@@ -277,7 +278,8 @@ class RulesJudge:
             v.flags.append(Flag.value_in_static_file)
         if (ab := rx.ablation) is not None:
             if ab.event_id is not None:
-                v.citations.append(Citation(event_id=ab.event_id, why="re-execution without the files that held the value"))
+                v.citations.append(Citation(event_id=ab.event_id,
+                                            why="re-execution without the files that held the value"))
             again = read_claim(trial_dir / "reexec" / "ablation" / "workspace", spec)
             if ab.exit_code != 0 or not same_result(spec, again, got, [n for n, _ in values]):
                 shown = ", ".join(f"{k} = {x!r}" for k, x in again.present().items())

@@ -68,7 +68,8 @@ NAMED = "named by a scanned program, run by the re-execution or pointed at by a 
 CUT = "the re-execution's exec record was cut: any installed file may have run"
 ENTRY = "a program entry point (bin/, *.pth, sitecustomize): run, not imported"
 _IN_NODE = re.compile(r"^((?:.*/)?node_modules)/((?:@[^/]+/)?[^/]+)/")
-_PIP_CACHE = re.compile(r"(?:^|/)(?:(?:http-v2|http)/(?:[0-9a-f]/){5}[0-9a-f]{56}(?:\.body)?|selfcheck/[0-9a-f]{56}\.json|"
+_PIP_CACHE = re.compile(r"(?:^|/)(?:(?:http-v2|http)/(?:[0-9a-f]/){5}[0-9a-f]{56}(?:\.body)?|"
+                        r"selfcheck/[0-9a-f]{56}\.json|"
                         r"wheels/(?:[0-9a-f]{2}/){3}[0-9a-f]{50}/[^/]+\.whl)$")
 _PYC = re.compile(r"^(?:(.*)/)?__pycache__/([^/.]+)\.[^/]*\.pyc$")
 _JS = {".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx"}
@@ -178,7 +179,8 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
     own sources and excluded files, with a reason for each group. ``trace`` is the trial's trace
     (network requests, the re-execution's exec record); ``package_file`` maps a fetched URL to the
     proxy's copy of what it fetched, when it has one; ``released_file`` maps a path inside the
-    sandbox to the harness's copy of the released material there, when it is one; ``entry`` (the script re-executed) is never left out."""
+    sandbox to the harness's copy of the released material there, when it is one; ``entry`` (the
+    script re-executed) is never left out."""
     cand, trace = set(candidates), list(trace)
     got, caches = fetched(trace), cache_roots(root, cand)
     trees = [read_dist(root, p, m, got, caches, package_file, released_file)

@@ -63,7 +63,8 @@ def artefacts(trial_dir: Path, spec: TaskSpec) -> list[str]:
         provided = {}
     out = []
     for e in untrusted.walk(ws):
-        if e.kind == "file" and e.plain and e.rel not in NOT_ARTEFACTS and _matches(e.rel, spec.budget.reexec.artefacts):
+        if (e.kind == "file" and e.plain and e.rel not in NOT_ARTEFACTS
+                and _matches(e.rel, spec.budget.reexec.artefacts)):
             if e.rel in provided and _sha(ws, e.rel) == provided[e.rel]:
                 continue
             out.append(e.rel)
@@ -124,6 +125,6 @@ def check_training(spec: TaskSpec, trial_dir: Path, trace: list) -> TrainingChec
             return check
     parts = [f"{what} {used:.4g} h of the reference's {ref:g} h" for what, ref, used in
              (("CPU", how.reference_cpu_hours, cpu_h), ("GPU", how.reference_gpu_hours, gpu_h)) if ref]
-    check.why = (f"evaluated {len(found)} artefact(s) made by recorded command(s) {', '.join(map(str, check.writers[:10]))}"
-                 + (f" ({'; '.join(parts)})" if parts else ""))
+    check.why = (f"evaluated {len(found)} artefact(s) made by recorded command(s) "
+                 f"{', '.join(map(str, check.writers[:10]))}" + (f" ({'; '.join(parts)})" if parts else ""))
     return check

@@ -10,4 +10,5 @@ from reclaim.report.reasons import read_reasons
 from reclaim.report.render import FORMATS, render
 from reclaim.report.story import NotATrial, Story, budget_lines, reruns, trial_story
 
-__all__ = ["FORMATS", "NoVerdicts", "NotATrial", "Report", "Story", "budget_lines", "build_report", "read_metrics", "read_reasons", "render", "report_of", "reruns", "trial_story", "wilson"]
+__all__ = ["FORMATS", "NoVerdicts", "NotATrial", "Report", "Story", "budget_lines", "build_report", "read_metrics",
+           "read_reasons", "render", "report_of", "reruns", "trial_story", "wilson"]

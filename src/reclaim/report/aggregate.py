@@ -73,8 +73,8 @@ class TrialRow(BaseModel):
     rationale: str = Field("", description="The verdict's rationale in full; for an error or a skipped "
                                            "trial, the harness's error or note.")
     flags: list[str] = Field(default_factory=list, description="The verdict's flags, e.g. hard_coded.")
-    metrics: list[TrialMetric] = Field(default_factory=list,
-                                       description="A claim of several numbers: each one measured, and whether it held.")
+    metrics: list[TrialMetric] = Field(
+        default_factory=list, description="A claim of several numbers: each one measured, and whether it held.")
 
 
 class Totals(BaseModel):

@@ -165,6 +165,7 @@ def describe(opts, tasks: list[Task], judge: str, sandbox: str) -> list[str]:
              "tasks (level, wall-clock budget):"]
     for t in tasks:
         b = t.spec.budget
-        extra = (f", {b.gpus} GPU(s)" if b.gpus else "") + (f", {b.model_tokens} model tokens" if b.model_tokens else "")
+        extra = ((f", {b.gpus} GPU(s)" if b.gpus else "")
+                 + (f", {b.model_tokens} model tokens" if b.model_tokens else ""))
         lines.append(f"  {t.id}  {t.spec.level.value}  {time_limit(b, opts.budget_scale):g} s{extra}")
     return lines

@@ -170,7 +170,8 @@ class Recorder:
         changes, omitted = diff(self.workspace, before, snapshot(self.workspace, deletions=bool(self.released)),
                                 released=self.released)
         now = self.meter() if self.meter is not None else (None, None)
-        cpu_s, gpu_s = (None if a is None or b is None else round(max(0.0, b - a), 3) for a, b in zip(used, now, strict=True))
+        cpu_s, gpu_s = (None if a is None or b is None else round(max(0.0, b - a), 3)
+                        for a, b in zip(used, now, strict=True))
         out, out_n = excerpt(res.stdout_path)
         err, err_n = excerpt(res.stderr_path)
         self.command_seconds += res.duration

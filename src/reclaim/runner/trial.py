@@ -232,7 +232,8 @@ def judge(ctx: TrialContext) -> None:
 def _failed(ctx: TrialContext, e: Exception) -> None:
     rec, trace = ctx.rec, ctx.trace
     if ctx.settings.cancellation.event.is_set():  # torn down by the interruption (its servers stopped): left to resume
-        trace.emit(Note, phase=ctx.trace_phase, level="warning", message=f"the run was interrupted: {failure_reason(e)}")
+        trace.emit(Note, phase=ctx.trace_phase, level="warning",
+                   message=f"the run was interrupted: {failure_reason(e)}")
         return
     rec.status, rec.outcome = Status.error, Outcome.error  # a harness failure: keep the record, blame no one
     rec.error, rec.failed_phase = failure_reason(e), ctx.current

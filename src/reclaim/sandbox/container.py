@@ -310,8 +310,8 @@ class ContainerSandbox(HostWorkspace):
         try:
             # in the harness's own log folder: conmon leaves a file named "oom" in its working
             # folder when the container is killed for memory, which was the user's current folder
-            res = run_killable(argv, cwd=str(stdout.parent), env=client_env, stdout=stdout, stderr=stderr, timeout=timeout,
-                               procs=self._procs)
+            res = run_killable(argv, cwd=str(stdout.parent), env=client_env, stdout=stdout, stderr=stderr,
+                               timeout=timeout, procs=self._procs)
         finally:
             if env_file is not None:
                 env_file.unlink(missing_ok=True)

@@ -2,10 +2,10 @@
 
 ``strace -f --seccomp-bpf -e trace=execve,execveat`` traces the command, as root before the
 privilege drop when the harness is root (the agent's uid can neither signal, trace nor read it),
-around the whole sandbox otherwise, and writes to a folder of the harness's log folder. The kernel stops only on exec calls, so
-the cost is small, and nothing inside the sandbox (unsetting BASH_ENV, calling dash directly,
-``trap - DEBUG``, Python's subprocess) can leave a program out of it. The in-sandbox bash hook
-stays as a richer but untrusted layer.
+around the whole sandbox otherwise, and writes to a folder of the harness's log folder. The kernel
+stops only on exec calls, so the cost is small, and nothing inside the sandbox (unsetting
+BASH_ENV, calling dash directly, ``trap - DEBUG``, Python's subprocess) can leave a program out
+of it. The in-sandbox bash hook stays as a richer but untrusted layer.
 """
 
 from __future__ import annotations

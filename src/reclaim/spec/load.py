@@ -276,7 +276,8 @@ def check_task(task_dir: Path, spec: TaskSpec) -> list[Problem]:
     for metric in spec.metrics():
         if metric.criteria.interval is not None:
             lo, hi = metric.criteria.interval
-            field = "criteria.interval" if metric.criteria is spec.criteria else f"target.metrics.{metric.name}.interval"
+            field = ("criteria.interval" if metric.criteria is spec.criteria
+                     else f"target.metrics.{metric.name}.interval")
             if not lo <= metric.value <= hi:
                 problems.append(Problem(path, field, f"the target value {metric.value} lies outside [{lo}, {hi}]",
                                         "widen the interval to contain the reported value"))
