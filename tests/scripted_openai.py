@@ -175,7 +175,8 @@ def _chat_stream(r: Reply, model: str, body: dict):
         for j in range(0, len(args), 11):
             yield _data({**head, "choices": [{"index": 0, "finish_reason": None, "delta": {"tool_calls": [
                 {"index": i, "function": {"arguments": args[j:j + 11]}}]}}]})
-    yield _data({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if r.tool_calls else "stop"}]})
+    finish = "tool_calls" if r.tool_calls else "stop"
+    yield _data({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
     if r.usage and (body.get("stream_options") or {}).get("include_usage"):
         yield _data({**head, "choices": [], "usage": {"prompt_tokens": r.tokens[0], "completion_tokens": r.tokens[1],
                                                       "total_tokens": sum(r.tokens)}})

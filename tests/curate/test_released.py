@@ -43,7 +43,8 @@ def _pr(pairs: list[tuple[bool, bool]]) -> tuple[float, float]:
 
 def test_materials_detection_and_level_on_the_labelled_sample(sample, capsys):
     papers, results = sample
-    kinds = {k: [(bool(r.released(k)), t[k]) for (_, t), r in zip(papers, results, strict=True)] for k in ("code", "data", "weights")}
+    kinds = {k: [(bool(r.released(k)), t[k]) for (_, t), r in zip(papers, results, strict=True)]
+             for k in ("code", "data", "weights")}
     every = [pair for pairs in kinds.values() for pair in pairs]
     precision, recall = _pr(every)
     levels = {lv: _pr([(r.level == lv, t["level"] == lv) for (_, t), r in zip(papers, results, strict=True)])

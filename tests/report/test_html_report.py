@@ -184,7 +184,8 @@ def test_reclaim_view_compares_two_judges_of_one_run(run, page, tmp_path):
         assert "strict" in page.locator("#leaderboard thead").inner_text()
         rows = page.locator("#differences tbody tr")
         assert rows.count() == 1
-        assert [c.strip() for c in rows.first.locator("td").all_inner_texts()] == ["mean-run", "reference", "1/1", "0/1"]
+        cells = [c.strip() for c in rows.first.locator("td").all_inner_texts()]
+        assert cells == ["mean-run", "reference", "1/1", "0/1"]
     finally:
         server.shutdown()
         for trial in rd.trials_dir.iterdir():
