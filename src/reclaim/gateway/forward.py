@@ -36,7 +36,8 @@ def _pipe(src: _socket.socket, dst: _socket.socket) -> None:
 
 def _serve(server: _socket.socket, path: str) -> None:
     while True:
-        fd, _ = server._accept()  # the built-in socket's accept: a file descriptor, close-on-exec
+        # the built-in socket's accept: a file descriptor, close-on-exec (typeshed's _socket leaves it out)
+        fd, _ = server._accept()  # type: ignore[attr-defined]
         client = _socket.socket(fileno=fd)
         upstream = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
