@@ -173,6 +173,7 @@ class ContainerSandbox(HostWorkspace):
         key = (self.engine, self.image_id, self._user())
         if key in _TOOLS:
             return dict(_TOOLS[key])
+        assert self._private is not None  # made by start()
         out = self._private / "probe"
         script = "for t in strace setpriv; do p=$(command -v $t) && echo $t=$p; done; true"
         res = self._run(["/bin/sh", "-c", script], out, out.with_suffix(".err"), timeout=120, env={},

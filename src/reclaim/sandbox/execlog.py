@@ -155,6 +155,6 @@ def _execs(line: bytes, pending: dict[int, Exec]) -> list[Exec]:
             pending[pid] = ex
         elif (r := _RESULT.search(rest)) and int(r.group(1)) == 0:
             return [ex]
-    elif (m := _RESUMED.match(line)) and int(m.group(2)) == 0 and (ex := pending.pop(int(m.group(1)), None)):
-        return [ex]
+    elif (m := _RESUMED.match(line)) and int(m.group(2)) == 0 and (done := pending.pop(int(m.group(1)), None)):
+        return [done]
     return []
