@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich import box
@@ -55,10 +55,11 @@ def runs(root: RootArg = None) -> None:
         return
     table = Table(title=f"runs in {root}", title_justify="left", highlight=False, box=box.SIMPLE_HEAD,
                   pad_edge=False, collapse_padding=True)
-    for name, kw in (("run", {"no_wrap": True}), ("date", {"overflow": "fold", "min_width": 10}),
-                     ("suite", {"overflow": "fold"}), ("agents", {"overflow": "fold"}),
-                     ("trials", {"justify": "right"}), ("status", {"overflow": "fold", "min_width": 10}),
-                     ("judge", {"overflow": "fold"})):
+    columns: list[tuple[str, dict[str, Any]]] = [  # Table.add_column's keywords, of mixed types
+        ("run", {"no_wrap": True}), ("date", {"overflow": "fold", "min_width": 10}), ("suite", {"overflow": "fold"}),
+        ("agents", {"overflow": "fold"}), ("trials", {"justify": "right"}),
+        ("status", {"overflow": "fold", "min_width": 10}), ("judge", {"overflow": "fold"})]
+    for name, kw in columns:
         kw.setdefault("min_width", len(name))
         table.add_column(name, **kw)  # a header is never cut short
     for run_id, path, created, suite, version, agents, judge, n, done, errors in rows:
