@@ -61,7 +61,8 @@ def _cells(line: str) -> list[str]:
 def tables(text: str) -> list[Table]:
     """Pipe tables (as papers' Markdown and extracted PDFs keep them), numbered in order, with the
     caption line just above when it names one ('Table 2: ...')."""
-    out, lines, i = [], text.splitlines(), 0
+    out: list[Table] = []
+    lines, i = text.splitlines(), 0
     while i < len(lines):
         if lines[i].lstrip().startswith("|") and i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-{2,}", lines[i + 1]):
             header = _cells(lines[i])

@@ -9,8 +9,10 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from reclaim.errors import JudgeError
@@ -55,7 +57,9 @@ class ChatClient:
             kwargs["response_format"] = {"type": "json_object"}
         for attempt in range(self.max_retries + 1):
             try:
-                resp = self.client.chat.completions.create(model=self.model, messages=messages, **kwargs)
+                # the messages are plain dicts in the wire's shape; the SDK types them as TypedDicts
+                wire = cast("list[ChatCompletionMessageParam]", messages)
+                resp = self.client.chat.completions.create(model=self.model, messages=wire, **kwargs)
                 break
             except _RETRYABLE as e:
                 reason = f"{type(e).__name__}: {getattr(e, 'status_code', '') or ''} {e}".strip()

@@ -117,7 +117,7 @@ def _measure(sizes: list[int], kept: list[int]) -> int:
 
 
 def _first_equal(lines: list[str], pinned: Collection[str]) -> set[int]:
-    want, out = set(pinned), set()
+    want, out = set(pinned), set[int]()
     if not want:
         return out
     for i, line in enumerate(lines):

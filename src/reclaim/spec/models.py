@@ -331,6 +331,7 @@ class TaskSpec(Strict):
         """Every number the task checks, each with its tolerance, in the order given."""
         t, c = self.target, self.criteria
         if t.metric is not None:
+            assert t.value is not None and t.direction is not None  # Target._one_form: all three, or metrics
             return [Metric(t.metric, t.value, t.direction, c, t.where, bounds=t.bounds)]
         need = set(t.require or t.metrics)
         out = []
