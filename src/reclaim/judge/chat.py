@@ -9,7 +9,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TypeVar, cast
 
 import openai
 from openai.types.chat import ChatCompletionMessageParam
@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from reclaim.errors import JudgeError
 
+M = TypeVar("M", bound=BaseModel)
 MODES = ("json_schema", "json_object", "text")
 _RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
               openai.InternalServerError)
@@ -86,7 +87,7 @@ class ChatClient:
             raise CallFailed("the endpoint answered with no choices")
         return resp.choices[0].message.content or ""
 
-    def structured(self, messages: list[dict], model: type[BaseModel], name: str) -> tuple[BaseModel | None, str, str]:
+    def structured(self, messages: list[dict], model: type[M], name: str) -> tuple[M | None, str, str]:
         """(parsed answer or None, raw text, parse error). One repair request on a bad answer."""
         schema = strict_schema(model)
         text = self._create(messages, schema, name)
@@ -107,7 +108,7 @@ def _format_refused(e: openai.BadRequestError) -> bool:
     return any(w in msg for w in ("response_format", "json_schema", "json_object", "structured", "schema"))
 
 
-def tolerant_parse(text: str, model: type[BaseModel]) -> tuple[BaseModel | None, str]:
+def tolerant_parse(text: str, model: type[M]) -> tuple[M | None, str]:
     """Parse a model's answer: plain JSON, JSON in a code fence, or the outermost {...} in prose."""
     candidates = [text.strip()]
     fence = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)

@@ -110,5 +110,5 @@ def combine(readings: list[Reading], ev: Evidence, acc: Acceptance,
             f"the model said disqualified without verifiable citations. {best.rationale}")
     if fabricated:
         return Outcome.disqualified, checks, list(rules.flags), rules.rationale
-    flags = [Flag.model_stricter_than_rules] if rules.outcome == Outcome.reproduced else []
+    flags: list[str] = [Flag.model_stricter_than_rules] if rules.outcome == Outcome.reproduced else []
     return Outcome.not_reproduced, checks, flags, best.rationale

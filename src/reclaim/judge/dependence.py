@@ -103,7 +103,7 @@ def _perturbed(spec: TaskSpec, trial_dir: Path, r: ReexecRecord, got: Reading) -
                        detail=f"with {env}, reproduce.sh {_ran(r)}")
     accs = acceptances(spec)
     off = [f"{m}: {again.values.get(m)!r} where the reference gives {x!r}" for m, x in expected.items()
-           if m in accs and (again.values.get(m) is None or abs(again.values[m] - x) > max(accs[m].tol, 1e-9 * abs(x)))]
+           if m in accs and ((v := again.values.get(m)) is None or abs(v - x) > max(accs[m].tol, 1e-9 * abs(x)))]
     if not off:
         return Finding(check=check, applied=True, passed=True, event_id=r.event_id,
                        detail=f"with {env}, reproduce.sh gives {_shown(again)}, as the reference does")
