@@ -38,7 +38,8 @@ def _load(run_dirs: list[Path], judges: list[str] | None = None) -> list[Served]
     out = []
     for d in run_dirs:
         rd = RunDir(Path(d))
-        for judge in judges or [None]:
+        wanted: list[str | None] = [*judges] if judges else [None]  # None: the run's own verdicts
+        for judge in wanted:
             report, records = report_of(rd, judge=judge)
             out.append(Served(rd, report, {r.trial_id for r in records}))
     return out
@@ -53,7 +54,7 @@ def compare_html(runs: list[Served]) -> str:
         for agent in agents:
             cells = []
             for s in runs:
-                row = s.report.levels.get(level).agents.get(agent) if level in s.report.levels else None
+                row = s.report.levels[level].agents.get(agent) if level in s.report.levels else None
                 cells.append(row)
             if any(c is not None for c in cells):
                 board.append((level, agent, cells))

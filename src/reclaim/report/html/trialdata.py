@@ -68,7 +68,7 @@ def _agent_files(trial_dir: Path) -> list[Untrusted]:
     root = trial_dir / "agent"
     if root.is_symlink() or not root.is_dir():
         return []
-    out = []
+    out: list[Untrusted] = []
     for entry in untrusted.walk(root, max_entries=2000, max_depth=8):
         if len(out) >= AGENT_FILES:
             break
