@@ -171,7 +171,7 @@ def withheld_found(task: Task, cache: MaterialCache, roots: list[Path], trace: T
             trace.emit(Note, phase="agent", level="info",
                        message=f"withheld {name}: not in the materials cache, so its content was not looked for")
             continue
-        by_digest = {}
+        by_digest: dict[str, str] = {}  # sha256 -> a released file's path
         sizes = set()
         for rel, digest in got.files.items():
             size = (got.path / rel).stat().st_size
