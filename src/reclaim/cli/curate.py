@@ -49,7 +49,7 @@ def build(
     review: pending, with the checklist a person confirms (reclaim curate review)."""
     from reclaim.curate.http import Fetcher, FetchError
     from reclaim.curate.pipeline import curate
-    from reclaim.curate.sources import Arxiv, CsvPapers, OpenReview, PdfFolder
+    from reclaim.curate.sources import Arxiv, CsvPapers, OpenReview, PdfFolder, Source
 
     given = [x for x in (openreview, arxiv, csv, pdf_folder) if x]
     if len(given) != 1:
@@ -57,8 +57,16 @@ def build(
     if out.exists() and any(out.iterdir()):
         fail(f"{out} is not empty; give a new folder for the draft")
     fetcher = Fetcher(cache, offline=offline, min_interval=interval)
-    source = (OpenReview(openreview, fetcher) if openreview else Arxiv(list(arxiv), fetcher) if arxiv
-              else CsvPapers(csv) if csv else PdfFolder(pdf_folder))
+    source: Source
+    if openreview:
+        source = OpenReview(openreview, fetcher)
+    elif arxiv:
+        source = Arxiv(list(arxiv), fetcher)
+    elif csv:
+        source = CsvPapers(csv)
+    else:
+        assert pdf_folder is not None  # the one source given
+        source = PdfFolder(pdf_folder)
     proposer = None
     if model:
         from reclaim.curate.propose import Proposer

@@ -26,6 +26,7 @@ def build(rd: RunDir, records: list[TrialRecord] | None = None, judge_label: str
 def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None,
                 judge_label: str | None = None, trials: bool = False, output: Path | None = None) -> None:
     report, records = build(rd, records, judge_label)
+    text: str | None
     if fmt == "html":
         from reclaim.report.html import summary_html
 
