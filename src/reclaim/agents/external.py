@@ -152,6 +152,7 @@ class ExternalAgent:
         task = (ctx.workspace / "TASK.md").read_text(encoding="utf-8")
         res = ctx.recorder.run(self.tool.argv(PROMPT + task, ctx.model.name, logs), env=env)
         parse = PARSERS.get(self.tool.name)
+        text: str | None
         if self.tool.transcript == "stdout":  # the harness's own capture: read its ends only
             text = untrusted.read_ends(res.stdout_path, 16 << 20)[0].decode("utf-8", "replace")
         else:

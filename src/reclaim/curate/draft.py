@@ -83,6 +83,7 @@ def _materials(c: Curated) -> dict:
 
 def task_yaml(c: Curated, task_id: str, year: int) -> dict:
     p, cand, b = c.paper, c.candidate, c.budget
+    assert cand is not None  # a paper without a headline claim is left out before drafting
     ids = {k: v for k, v in (("openreview", p.id if p.source == "openreview" else None), ("arxiv", p.arxiv)) if v}
     spec = {
         "id": task_id,
@@ -108,6 +109,7 @@ def _created(c: Curated) -> str | None:
 
 def checklist(c: Curated) -> dict[str, str]:
     cand, rel = c.candidate, c.release
+    assert cand is not None  # a paper without a headline claim is left out before drafting
     return {
         "claim at its location": f"{cand.where}: value {cand.value:g} "
                                  + ("found there by code" if cand.found else "NOT found there: check by hand")

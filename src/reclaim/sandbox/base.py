@@ -99,6 +99,7 @@ class Sandbox(Protocol):
 
     name: str
     isolated: bool
+    config: SandboxConfig
     workspace_inside: str
     """The workspace's path as programs inside the sandbox see it."""
 

@@ -181,4 +181,4 @@ def _condense(messages: list[dict], keep_last: int, limit: int, pick, key: str) 
     return n
 
 
-BACKENDS = {"openai": OpenAIBackend, "anthropic": AnthropicBackend}
+BACKENDS: dict[str, type[OpenAIBackend | AnthropicBackend]] = {"openai": OpenAIBackend, "anthropic": AnthropicBackend}
