@@ -152,11 +152,11 @@ class ExternalAgent:
         task = (ctx.workspace / "TASK.md").read_text(encoding="utf-8")
         res = ctx.recorder.run(self.tool.argv(PROMPT + task, ctx.model.name, logs), env=env)
         parse = PARSERS.get(self.tool.name)
-        text: str | None
+        transcript: str | None
         if self.tool.transcript == "stdout":  # the harness's own capture: read its ends only
-            text = untrusted.read_ends(res.stdout_path, 16 << 20)[0].decode("utf-8", "replace")
+            transcript = untrusted.read_ends(res.stdout_path, 16 << 20)[0].decode("utf-8", "replace")
         else:
-            text = ctx.read_log(self.tool.transcript)
-        if parse is not None and text:
-            for step in parse(text)[:500]:
+            transcript = ctx.read_log(self.tool.transcript)
+        if parse is not None and transcript:
+            for step in parse(transcript)[:500]:
                 ctx.trace.emit(Note, phase="agent", level="info", message=f"[untrusted transcript] {step[:1000]}")
