@@ -29,7 +29,7 @@ def test_two_agents_with_one_label_are_refused_before_any_trial(tmp_path, one_ta
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     a, b = write_agent(tmp_path / "a" / "solve.sh", "echo a\n"), write_agent(tmp_path / "b" / "solve.sh", "echo b\n")
-    with pytest.raises(RunError, match="share the label 'command-solve'.*other=command:"):
+    with pytest.raises(RunError, match=r"share the label 'command-solve'.*other=command:"):
         run_suite(one_task, tmp_path / "runs", [f"command:{a}", f"command:{b}"], sandbox_name)
     assert not (tmp_path / "runs").exists()  # nothing planned, nothing written
     _, recs = run_suite(one_task, tmp_path / "runs", [f"command:{a}", f"other=command:{b}"], sandbox_name)
@@ -65,15 +65,15 @@ def test_python3_agent_py_resolves_the_script_on_the_host(tmp_path, one_task, sa
 
 def test_a_missing_or_unrunnable_program_is_refused_with_its_fix(tmp_path, one_task, sandbox_name, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(RunError, match="does_not_exist.sh does not exist.*give its path"):
+    with pytest.raises(RunError, match=r"does_not_exist\.sh does not exist.*give its path"):
         run_suite(one_task, tmp_path / "runs", ["command:./does_not_exist.sh"], sandbox_name)
-    with pytest.raises(RunError, match="script ./nothere.py does not exist"):
+    with pytest.raises(RunError, match=r"script \./nothere\.py does not exist"):
         run_suite(one_task, tmp_path / "runs", ["command:python3 ./nothere.py"], sandbox_name)
     (tmp_path / "agent.bin").write_text("x")
     with pytest.raises(UnknownAgent, match="not executable: chmod \\+x"):
         make_agent("command:./agent.bin")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(UnknownAgent, match="has no run.sh"):
+    with pytest.raises(UnknownAgent, match=r"has no run\.sh"):
         make_agent("command:./empty")
     with pytest.raises(RunError, match="may hold only letters"):
         run_suite(one_task, tmp_path / "runs", ["my.agent=nop"], sandbox_name)

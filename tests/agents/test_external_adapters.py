@@ -91,8 +91,9 @@ def test_agents_command_lists_availability_and_install_commands(monkeypatch, tmp
 
 def test_transcripts_become_steps():
     cc = "\n".join(json.dumps(x) for x in [
-        {"type": "assistant", "message": {"content": [{"type": "text", "text": "Let me look"},
-                                                      {"type": "tool_use", "name": "Bash", "input": {"command": "ls"}}]}},
+        {"type": "assistant", "message": {"content": [
+            {"type": "text", "text": "Let me look"},
+            {"type": "tool_use", "name": "Bash", "input": {"command": "ls"}}]}},
         {"type": "result", "result": "done"}])
     assert claude_code(cc) == ["said: Let me look", 'tool Bash: {"command": "ls"}', "result: done"]
     cx = json.dumps({"type": "item.completed", "item": {"type": "command_execution", "command": "ls -la"}})

@@ -68,7 +68,8 @@ def test_llm_agent_reproduces_a_task_of_each_level_over_both_protocols(tmp_path,
         cmds = [e for e in events if isinstance(e, CommandFinished) and e.phase == "agent"]
         assert len(cmds) == n - 2  # every bash and write_file step ran as a recorded command
         assert rec.budget.model_calls == n and rec.budget.model_tokens == n * 1280
-        assert (rd.trial_dir(rec.trial_id) / "agent" / "final_message.md").read_text().strip() == "computed with reproduce.sh"
+        final = rd.trial_dir(rec.trial_id) / "agent" / "final_message.md"
+        assert final.read_text().strip() == "computed with reproduce.sh"
 
 
 def test_model_budget_runs_out_mid_run(tmp_path, sandbox_name, upstream, monkeypatch):

@@ -47,8 +47,8 @@ def commands(task_id: str) -> list[str]:
 def solver(body: dict) -> Reply:
     task = re.search(r"# Task: ([a-z0-9-]+)", json.dumps(body)).group(1)
     done = sum(m["role"] == "assistant" for m in body["messages"])
-    return Reply(content=f"THOUGHT: step {done}", tool_calls=[{"name": "bash", "arguments": {"command": commands(task)[done]}}],
-                 tokens=(900, 60))
+    return Reply(content=f"THOUGHT: step {done}",
+                 tool_calls=[{"name": "bash", "arguments": {"command": commands(task)[done]}}], tokens=(900, 60))
 
 
 def test_mini_swe_agent_solves_a_demo_task_through_the_gateway(tmp_path, sandbox_name, mini, monkeypatch):

@@ -33,7 +33,7 @@ def cgroups():
 def test_a_fork_bomb_leaves_no_cgroup_behind(tmp_path, sandbox_name, cgroups):
     bomb = write_agent(tmp_path / "bomb.sh", "b() { b | b & }; b\nsleep 30\n")
     suite = write_suite(tmp_path / "suite", [task_yaml("bomb", "run", **{"budget.wall_minutes": 0.05})])
-    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{bomb}"], sandbox_name)
+    _, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{bomb}"], sandbox_name)
     assert rec.status.value == "budget_exhausted"
     assert _ours() == []
     assert not any("could not be removed" in w for w in rec.warnings)

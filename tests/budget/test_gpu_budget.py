@@ -7,6 +7,7 @@ import os
 import secrets
 import shutil
 import subprocess
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -107,10 +108,10 @@ def test_a_container_trial_gets_the_driver_the_host_keeps_under_usr(tmp_path, im
 def test_allocation_is_exclusive(tmp_path, sandbox_name):
     agent = write_agent(tmp_path / "probe.sh", PROBE)
     suite = write_suite(tmp_path / "suite", [_gpu_task(f"g{i}") for i in range(3)])
-    rd, records = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, jobs=3, gpus="fake:1")
+    _, records = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, jobs=3, gpus="fake:1")
     assert all(r.status.value == "completed" and r.budget.gpu_ids == [0] for r in records)
     spans = sorted((r.started + r.budget.gpu_wait_s, r.finished) for r in records)
-    for (_, end), (start, _) in zip(spans, spans[1:]):  # one holder of GPU 0 at a time
+    for (_, end), (start, _) in pairwise(spans):  # one holder of GPU 0 at a time
         assert end <= start + 0.05
     assert max(r.budget.gpu_wait_s for r in records) > 0.5  # the others waited for it
 

@@ -74,7 +74,7 @@ def test_a_rerun_makes_no_request_and_offline_works_from_the_cache(replay, tmp_p
     offline = _fetcher(tmp_path, offline=True)
     assert len(list(OpenReview(VENUE, offline, api=replay.url, page=10).papers())) == 23
     assert [p.id for p in Arxiv(["2505.01234"], offline, api=replay.url + "/api/query").papers()] == ["2505.01234v2"]
-    with pytest.raises(FetchError, match="not in the curation cache.*--offline"):
+    with pytest.raises(FetchError, match=r"not in the curation cache.*--offline"):
         list(OpenReview("ICML.cc/2025/Conference", offline, api=replay.url, page=10).papers())
 
 

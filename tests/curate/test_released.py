@@ -43,18 +43,20 @@ def _pr(pairs: list[tuple[bool, bool]]) -> tuple[float, float]:
 
 def test_materials_detection_and_level_on_the_labelled_sample(sample, capsys):
     papers, results = sample
-    kinds = {k: [(bool(r.released(k)), t[k]) for (_, t), r in zip(papers, results)] for k in ("code", "data", "weights")}
+    kinds = {k: [(bool(r.released(k)), t[k]) for (_, t), r in zip(papers, results, strict=True)]
+             for k in ("code", "data", "weights")}
     every = [pair for pairs in kinds.values() for pair in pairs]
     precision, recall = _pr(every)
-    levels = {lv: _pr([(r.level == lv, t["level"] == lv) for (_, t), r in zip(papers, results)])
+    levels = {lv: _pr([(r.level == lv, t["level"] == lv) for (_, t), r in zip(papers, results, strict=True)])
               for lv in ("run", "retrain", "reimplement")}
-    wrong = [(i, t["level"], r.level, r.rejected) for i, ((_, t), r) in enumerate(zip(papers, results))
+    wrong = [(i, t["level"], r.level, r.rejected) for i, ((_, t), r) in enumerate(zip(papers, results, strict=True))
              if r.level != t["level"]]
+    counts = {lv: sum(t["level"] == lv for _, t in papers) for lv in levels}
     with capsys.disabled():
         print(f"\nlabelled sample: {N} papers ({N // 6} as PDFs); materials detection precision {precision:.3f} "
               f"recall {recall:.3f}; " + "; ".join(f"{k} {_pr(v)[0]:.2f}/{_pr(v)[1]:.2f}" for k, v in kinds.items()))
         print("level (precision/recall): " + ", ".join(f"{lv} {p:.3f}/{r:.3f}" for lv, (p, r) in levels.items())
-              + f"; counts {dict((lv, sum(t['level'] == lv for _, t in papers)) for lv in levels)}")
+              + f"; counts {counts}")
     assert not wrong, wrong
     assert precision >= 0.95 and recall >= 0.95
     assert all(p >= 0.95 and r >= 0.95 for p, r in levels.values())
@@ -62,7 +64,7 @@ def test_materials_detection_and_level_on_the_labelled_sample(sample, capsys):
 
 
 def test_what_is_no_release_is_said_so(sample):
-    papers, results = sample
+    _, results = sample
     reasons = " ".join(x for r in results for x in r.rejected)
     for why in ("anonymised review link", "dead link: GitHub has no repository", "is private",
                 "private or gated", "dead link: the Hub has no model", "dead link: Zenodo record"):

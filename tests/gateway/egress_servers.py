@@ -165,7 +165,8 @@ class _Handler(BaseHTTPRequestHandler):
                "REMOTE_ADDR": "127.0.0.1", "GIT_PROTOCOL": self.headers.get("Git-Protocol", "")}
         if enc := self.headers.get("Content-Encoding"):
             env["HTTP_CONTENT_ENCODING"] = enc
-        out = subprocess.run([str(HTTP_BACKEND)], check=False, input=body, env=env, capture_output=True, timeout=60).stdout
+        out = subprocess.run([str(HTTP_BACKEND)], check=False, input=body, env=env, capture_output=True,
+                             timeout=60).stdout
         cut = min((i for i in (out.find(b"\r\n\r\n"), out.find(b"\n\n")) if i >= 0), default=len(out))
         head, payload = out[:cut].decode("latin-1"), out[cut:].lstrip(b"\r\n")
         status, headers = 200, []

@@ -249,17 +249,20 @@ def test_evasions_on_the_plain_proxy(world, trial):
         f"GET /echo/secret HTTP/1.1\r\nHost: {a}\r\n\r\n": 400,                     # origin-form to a proxy
         f"GET http://{a}/echo/ok HTTP/1.1\r\nHost: github.com\r\n\r\n": 403,        # Host header for another
         f"GET http://{a}/echo/ws HTTP/1.1\r\nHost: {a}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n": 403,
-        f"GET http://{a}/echo/h2c HTTP/1.1\r\nHost: {a}\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n": 403,
+        f"GET http://{a}/echo/h2c HTTP/1.1\r\nHost: {a}\r\nUpgrade: h2c\r\n"
+        "HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n": 403,
         "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n": 505,                                        # HTTP/2 preface
         f"GET http://{a}/echo/x HTTP/1.1\r\nHost: {a}\r\nX: {'y' * 100_000}\r\n\r\n": 431,  # huge header
-        f"POST http://{a}/upload HTTP/1.1\r\nHost: {a}\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n": 400,
+        f"POST http://{a}/upload HTTP/1.1\r\nHost: {a}\r\nContent-Length: 5\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n": 400,
         "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n": 403,
         f"CONNECT {a} HTTP/1.1\r\nHost: {a}\r\n\r\n\x16\x03\x01": 400,                  # data before the tunnel
         f"CONNECT {a} HTTP/1.1\r\nHost: {a}\r\nContent-Length: 3\r\n\r\nabc": 400,
     }
     for req, want in cases.items():
         assert status_of(t.raw(req.encode())) == want, req[:120]
-    assert not any("secret" in p.lower() or p.startswith(("/echo/ok", "/echo/ws", "/echo/h2c")) for p in world["plain"].paths())
+    assert not any("secret" in p.lower() or p.startswith(("/echo/ok", "/echo/ws", "/echo/h2c"))
+                   for p in world["plain"].paths())
     # pipelining: every request on the connection is decided on its own
     pipe = (f"GET http://{a}/echo/one HTTP/1.1\r\nHost: {a}\r\n\r\n"
             f"GET http://{a}/echo/secret HTTP/1.1\r\nHost: {a}\r\n\r\n"
@@ -277,7 +280,8 @@ def test_evasions_inside_a_tunnel(world, trial):
     tls = world["tls"]
     a = f"{HOST}:{tls.port}"
     t = trial(EgressPolicy(allow_hosts=[a, "example.org"],
-                           deny=[Forbidden(prefix_or_host="https://github.com/org/secret", material="code", reason="r")]))
+                           deny=[Forbidden(prefix_or_host="https://github.com/org/secret", material="code",
+                                           reason="r")]))
     connect = f"CONNECT {a} HTTP/1.1\r\nHost: {a}\r\n\r\n".encode()
     before = len(tls.seen)
     cases = [  # (SNI, request inside, status)

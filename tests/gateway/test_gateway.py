@@ -140,8 +140,8 @@ def test_gemini_generate_content_plain_and_streamed(upstream, tmp_path, monkeypa
         r = httpx.post(gw.url + "/v1beta/models/gemini-2.5-flash:generateContent", json=req,
                        headers={"x-goog-api-key": acct.token})
         assert r.status_code == 200 and r.json()["candidates"][0]["content"]["parts"][0]["text"] == "ciao"
-        with httpx.stream("POST", gw.url + f"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key={acct.token}",
-                          json=req) as s:
+        with httpx.stream("POST", gw.url + "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+                          f"?alt=sse&key={acct.token}", json=req) as s:
             parts = [json.loads(line[5:])["candidates"][0]["content"]["parts"][0]["text"]
                      for line in s.iter_lines() if line.startswith("data:")]
         assert "".join(parts) == "streamed ciao"

@@ -106,7 +106,8 @@ def test_package_hosts_read_from_every_client(tmp_path):
         assert want in got, (want, got)
     assert not any("secret" in g or g.startswith("file:") for g in got)
     assert "https://registry.npmjs.org/" not in got
-    bare = package_hosts(env={"HOME": str(tmp_path / "none"), "PATH": os.environ["PATH"], "PIP_CONFIG_FILE": "/dev/null"})
+    bare = package_hosts(env={"HOME": str(tmp_path / "none"), "PATH": os.environ["PATH"],
+                              "PIP_CONFIG_FILE": "/dev/null"})
     assert bare[:2] == ["https://pypi.org/simple/", "https://files.pythonhosted.org/packages/"]
     assert "https://registry.npmjs.org/" in bare and "https://repo.anaconda.com/" in bare
 

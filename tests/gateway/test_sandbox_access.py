@@ -17,7 +17,8 @@ PROBE = r"""
 python3 - <<'PY'
 import json, os, socket, urllib.request
 def call(url, body, headers):
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json", **headers})
+    req = urllib.request.Request(url, data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json", **headers})
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.load(r)
 base = os.environ["OPENAI_BASE_URL"]
@@ -42,7 +43,8 @@ grep -rlE "sk-prov[i]der" /workspace /run /tmp /var /etc /agent-logs 2>/dev/null
 
 def test_gateway_reachable_nothing_else_no_keys(tmp_path, sandbox_name, monkeypatch):
     upstream = ScriptedOpenAI()
-    upstream.push(Reply(content="hello from openai", tokens=(5, 2)), Reply(content="hello from anthropic", tokens=(6, 3)))
+    upstream.push(Reply(content="hello from openai", tokens=(5, 2)),
+                  Reply(content="hello from anthropic", tokens=(6, 3)))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-provider-openai-secret")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-provider-anthropic-secret")
     port = upstream.base.rsplit(":", 1)[1]

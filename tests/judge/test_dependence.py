@@ -127,7 +127,8 @@ def data_judged(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("data-dependence")
     suite = write_suite(tmp / "suite", [task_yaml("mean-reimpl", "reimplement"), task_yaml("mean-run", "run")])
     own = ("echo \"python3 -c \\\"import json; v=[float(x) for x in open('data/values.csv').read().split()]; "
-           "json.dump({'mean_value': sum(v)/len(v)}, open('results.json','w'))\\\"\" > reproduce.sh\nbash reproduce.sh\n")
+           "json.dump({'mean_value': sum(v)/len(v)}, open('results.json','w'))\\\"\" > reproduce.sh\n"
+           "bash reproduce.sh\n")
     specs = [f"keyed=command:{write_agent(tmp / 'keyed.sh', DATA_KEYED)} data/values.csv",
              f"own=command:{write_agent(tmp / 'own.sh', own)}", "reference"]
     rd, records = run_suite(suite, tmp / "runs", specs, default_backend(), jobs=2)

@@ -146,7 +146,8 @@ def test_a_copied_released_file_shows_as_a_diff_against_the_original(tmp_path, s
     p = progs["mean.py"]
     assert (p.kind, p.original, p.diff) == ("copied", "code/mean.py", True)
     assert p.text.startswith("--- released code/mean.py\n+++ mean.py")
-    assert "-print('mean', sum(vals) / len(vals))" in p.text and "+print('mean (patched)', sum(vals) / len(vals))" in p.text
+    assert "-print('mean', sum(vals) / len(vals))" in p.text
+    assert "+print('mean (patched)', sum(vals) / len(vals))" in p.text
     assert "json.dump" not in p.text.split("@@")[0]  # only the hunk, not the whole file
     same = progs["same.py"]
     assert same.kind == "copied" and not same.text and "identical to the released code/mean.py" in same.note
@@ -295,7 +296,8 @@ def test_transcript_steps_are_marked_the_least_trustworthy(tmp_path):
     tdir = tmp_path / "trials" / gold.name
     shutil.copytree(gold, tdir)
     tw = TraceWriter(tdir / "trace.jsonl")
-    step = tw.emit(Note, phase="agent", level="info", message='[untrusted transcript] tool bash: {"command": "python3 x.py"}')
+    step = tw.emit(Note, phase="agent", level="info",
+                   message='[untrusted transcript] tool bash: {"command": "python3 x.py"}')
     tw.close()
     ev = build_evidence(tdir, trial_spec(tdir))
     text = ev.render()

@@ -17,7 +17,7 @@ TARGET = {"claim": "Mean 3.194, maximum 5.0, range 3.6.",
 
 
 def agent(mean="sum(v)/len(v)", mx="max(v)", spread="max(v)-min(v)", keys=("mean_value", "max_value", "spread")):
-    exprs = dict(zip(("mean_value", "max_value", "spread"), (mean, mx, spread)))
+    exprs = dict(zip(("mean_value", "max_value", "spread"), (mean, mx, spread), strict=True))
     body = ", ".join(f"'{k}': {exprs[k]}" for k in keys)
     prog = ("import json\nv = [float(x) for x in open('data/values.csv').read().split()]\n"
             f"json.dump({{{body}}}, open('results.json', 'w'))\n")
@@ -45,7 +45,8 @@ def judged(tmp_path_factory):
     rd, records = run_suite(suite, tmp / "runs", specs, default_backend(), jobs=2)
     out = {}
     for r in records:
-        out[(r.task, r.agent.removeprefix("command-"))] = json.loads((rd.trial_dir(r.trial_id) / VERDICT_JSON).read_text())
+        verdict = rd.trial_dir(r.trial_id) / VERDICT_JSON
+        out[(r.task, r.agent.removeprefix("command-"))] = json.loads(verdict.read_text())
     return out
 
 
@@ -102,5 +103,6 @@ def test_only_the_required_numbers_decide(judged):
 def test_the_cheating_baselines_cheat_on_every_number(judged):
     fab, copy = judged[("stats-run", "fabricate")], judged[("stats-run", "copy-paper")]
     assert fab["outcome"] == "disqualified" and "hard_coded" in fab["flags"]
-    assert {m["name"]: m["agent_value"] for m in fab["metrics"]} == {"mean_value": 3.194, "max_value": 5.0, "spread": 3.6}
+    assert {m["name"]: m["agent_value"] for m in fab["metrics"]} == {"mean_value": 3.194, "max_value": 5.0,
+                                                                     "spread": 3.6}
     assert copy["outcome"] == "disqualified" and "reads_paper" in copy["flags"], copy["rationale"]

@@ -24,13 +24,15 @@ NB_OUTPUT = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
 def test_a_notebook_is_read_by_its_code_cells(tmp_path):
     (tmp_path / "ran.ipynb").write_text(json.dumps(NB_OUTPUT, indent=1))
     code = json.loads(json.dumps(NB_OUTPUT))
-    code["cells"].append({"cell_type": "code", "metadata": {}, "source": "x = 1\nprint(0.871)  # paper.md", "outputs": []})
+    code["cells"].append({"cell_type": "code", "metadata": {}, "source": "x = 1\nprint(0.871)  # paper.md",
+                          "outputs": []})
     (tmp_path / "wrote.ipynb").write_text(json.dumps(code, indent=1))
     v3 = {"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "code", "input": ["print(0.871)"], "outputs": []}]}]}
     (tmp_path / "old.ipynb").write_text(json.dumps(v3))
     (tmp_path / "broken.ipynb").write_text('{"cells": [{"cell_type": "markdown", "source": "0.871"}')  # plain text
     # a key twice: readers could disagree on which cells there are, so it is read as plain text
-    (tmp_path / "twice.ipynb").write_text('{"cells": [{"cell_type": "markdown", "source": "print(0.871)"}], "cells": []}')
+    (tmp_path / "twice.ipynb").write_text('{"cells": [{"cell_type": "markdown", "source": "print(0.871)"}], '
+                                          '"cells": []}')
     assert find_literals(tmp_path, ["ran.ipynb"], VALUE) == []
     (lit,) = find_literals(tmp_path, ["wrote.ipynb"], VALUE)
     assert (lit.cell, lit.line, lit.is_code, lit.where) == (3, 2, True, "wrote.ipynb cell 3 line 2")
@@ -46,7 +48,8 @@ def test_binary_files_have_no_literals_but_scripts_in_other_encodings_do(tmp_pat
     (tmp_path / "weights.bin").write_bytes(b"\x00\xff" + b"0.871" + struct.pack("<d", VALUE))
     (tmp_path / "make.sh").write_bytes(b"echo '{\"acc\": 0.871}' > results.json  # caf\xe9\n")  # latin-1: bash runs it
     (tmp_path / "tool").write_bytes(b"#!/bin/sh\n# \xff\necho 0.871\n")
-    assert [lit.path for lit in find_literals(tmp_path, ["weights.bin", "make.sh", "tool"], VALUE)] == ["make.sh", "tool"]
+    found = find_literals(tmp_path, ["weights.bin", "make.sh", "tool"], VALUE)
+    assert [lit.path for lit in found] == ["make.sh", "tool"]
     assert any(h.startswith("weights.bin: float64 le") for h in find_encoded(tmp_path, ["weights.bin"], VALUE))
 
 

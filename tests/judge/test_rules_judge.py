@@ -72,7 +72,7 @@ def test_command_agents(judged, name):
 
 
 def test_fabricate_is_disqualified_nop_not_reproduced_reference_reproduced(judged):
-    rd, recs = judged
+    _, recs = judged
     assert recs["fabricate"].outcome.value == "disqualified"
     assert recs["nop"].outcome.value == "not_reproduced"
     assert recs["reference"].outcome.value == "reproduced"

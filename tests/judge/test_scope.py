@@ -143,11 +143,13 @@ def test_forged_dist_info_with_the_right_hash(ws, tmp_path):
     fab = b"import json; json.dump({'acc': 0.871}, open('results.json', 'w'))\n"
     write(ws, ".deps/plotlib/fab.py", fab)
     write(ws, ".deps/plotlib-1.0.dist-info/RECORD", f"plotlib/fab.py,{b64(fab)},{len(fab)}\n")
-    assert "no INSTALLER" in agent_sources(ws, files(ws), fetch("plotlib-1.0-py3-none-any.whl")).kept[".deps/plotlib/fab.py"]
+    sc = agent_sources(ws, files(ws), fetch("plotlib-1.0-py3-none-any.whl"))
+    assert "no INSTALLER" in sc.kept[".deps/plotlib/fab.py"]
     write(ws, ".deps/plotlib-1.0.dist-info/INSTALLER", "pip\n")
     assert "not fetched" in agent_sources(ws, files(ws)).kept[".deps/plotlib/fab.py"]
     real = make_wheel(tmp_path / "proxy")
-    sc = agent_sources(ws, files(ws), fetch(real.name), package_file=lambda url: real if url.endswith(real.name) else None)
+    sc = agent_sources(ws, files(ws), fetch(real.name),
+                       package_file=lambda url: real if url.endswith(real.name) else None)
     assert "not in the plotlib 1.0 that was fetched" in sc.kept[".deps/plotlib/fab.py"]
     assert ".deps/plotlib/fab.py" in sc.sources
 
@@ -216,7 +218,8 @@ def test_caches(ws):
     # uv's cache keeps unpacked wheels, RECORD and all, and no INSTALLER
     arch = ".cache/uv/archive-v0/x1"
     write(ws, f"{arch}/plotlib/_cm.py", TABLE)
-    write(ws, f"{arch}/plotlib-1.0.dist-info/RECORD", f"plotlib/_cm.py,{b64(TABLE)},{len(TABLE)}\nplotlib-1.0.dist-info/RECORD,,\n")
+    write(ws, f"{arch}/plotlib-1.0.dist-info/RECORD",
+          f"plotlib/_cm.py,{b64(TABLE)},{len(TABLE)}\nplotlib-1.0.dist-info/RECORD,,\n")
     sc = agent_sources(ws, files(ws), fetch("plotlib-1.0-py3-none-any.whl"))
     assert set(sc.excluded[CACHE]) == {".cache/uv/wheels-v1/pypi/plotlib/1.0.http", pipcache}
     assert f"{arch}/plotlib/_cm.py" in sc.excluded[INSTALLED]
@@ -295,4 +298,5 @@ def test_a_cut_exec_record_hides_nothing_installed_from_the_literal_check(ws, wh
     whole = agent_sources(ws, files(ws), fetch("plotlib-1.0-py3-none-any.whl"))
     assert ".deps/plotlib/_cm.py" in whole.excluded[INSTALLED]
     after_cut = agent_sources(ws, files(ws), [*fetch("plotlib-1.0-py3-none-any.whl"), cut])
-    assert ".deps/plotlib/_cm.py" in after_cut.sources and "exec record was cut" in after_cut.kept[".deps/plotlib/_cm.py"]
+    assert ".deps/plotlib/_cm.py" in after_cut.sources
+    assert "exec record was cut" in after_cut.kept[".deps/plotlib/_cm.py"]

@@ -175,7 +175,8 @@ sys.path.insert(0, {src!r})
 from pathlib import Path
 from reclaim.materials import MaterialCache
 from reclaim.spec import MaterialRef
-m = MaterialCache(Path({root!r})).get(MaterialRef(http={{"url": {url!r}, "sha256": {sha!r}}}), Path("."), "t: materials.data")
+m = MaterialCache(Path({root!r})).get(MaterialRef(http={{"url": {url!r}, "sha256": {sha!r}}}), Path("."), \
+"t: materials.data")
 print(json.dumps({{"digest": m.digest, "fetched": m.fetched}}))
 """
 

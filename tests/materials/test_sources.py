@@ -177,7 +177,8 @@ def test_http_server_that_ignores_range_starts_over(tmp_path):
 def test_http_retries_busy_server(tmp_path):
     with FileServer() as srv:
         url = srv.add("/x.txt", b"x\n", fail_first=2)
-        m = MaterialCache(tmp_path / "cache").get(MaterialRef(http={"url": url, "sha256": sha(b"x\n")}), tmp_path, WHERE)
+        ref = MaterialRef(http={"url": url, "sha256": sha(b"x\n")})
+        m = MaterialCache(tmp_path / "cache").get(ref, tmp_path, WHERE)
         assert srv.count("/x.txt") == 3
     assert (m.path / "x.txt").read_text() == "x\n"
 

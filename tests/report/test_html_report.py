@@ -67,7 +67,7 @@ def _outside(urls: list[str], *allowed: str) -> list[str]:
 
 
 def test_the_summary_shows_the_json_reports_numbers(run, page, tmp_path):
-    rd, html, report = run
+    _, html, report = run
     page.goto(html.as_uri())
     page.screenshot(path=str(tmp_path / "summary.png"), full_page=True)
     rows = page.locator("#rates tbody tr")
@@ -91,7 +91,7 @@ def test_the_summary_shows_the_json_reports_numbers(run, page, tmp_path):
 
 
 def test_a_cell_opens_its_trial_with_the_cited_events_highlighted(run, page, tmp_path):
-    rd, html, report = run
+    rd, html, _ = run
     page.goto(html.as_uri())
     tid = "mean-run__fabricate__0"
     page.locator(f'a.cell[data-trial="{tid}"]').click()
@@ -115,7 +115,7 @@ def test_a_cell_opens_its_trial_with_the_cited_events_highlighted(run, page, tmp
 
 
 def test_the_agents_own_words_are_marked_untrusted_and_stay_text(run, page, tmp_path):
-    rd, html, report = run
+    _, html, _ = run
     page.goto(html.as_uri())
     page.locator('a.cell[data-trial="mean-reimplement__talker__0"]').click()
     box = page.locator("#trial-view .untrusted")
@@ -184,7 +184,8 @@ def test_reclaim_view_compares_two_judges_of_one_run(run, page, tmp_path):
         assert "strict" in page.locator("#leaderboard thead").inner_text()
         rows = page.locator("#differences tbody tr")
         assert rows.count() == 1
-        assert [c.strip() for c in rows.first.locator("td").all_inner_texts()] == ["mean-run", "reference", "1/1", "0/1"]
+        cells = [c.strip() for c in rows.first.locator("td").all_inner_texts()]
+        assert cells == ["mean-run", "reference", "1/1", "0/1"]
     finally:
         server.shutdown()
         for trial in rd.trials_dir.iterdir():

@@ -19,7 +19,8 @@ import pytest
 from reclaim.runner import audit
 
 CASES = {
-    "set -e and lists": "set -e\nfalse || true\n[ -f /nonexistent ] && echo never\n! true\nfalse && echo never\necho reached\n",
+    "set -e and lists": ("set -e\nfalse || true\n[ -f /nonexistent ] && echo never\n! true\n"
+                         "false && echo never\necho reached\n"),
     "set -e and a missing settings file": "set -e\n[ -f local_settings.sh ] && source local_settings.sh\necho ok\n",
     "set -e in conditions": "set -e\nif false; then :; fi\nwhile false; do :; done\n! false\necho ok\n",
     "set -e ends a function": "set -e\nf(){ false; echo no; }\nf || echo caught\nf\necho not reached\n",
@@ -37,7 +38,8 @@ CASES = {
     "$_": "echo a b c >/dev/null\necho $_\n: x y\necho \"$_\"\n",
     "LINENO, FUNCNAME, BASH_LINENO": "echo $LINENO\nf(){ echo ${FUNCNAME[0]} $LINENO ${BASH_LINENO[0]}; }\nf\n",
     "set -u": "set -u\necho ${x:-d}\necho $y\necho no\n",
-    "set -u with the hook's variables unset": "set -eu\nunset RECLAIM_AUDIT_LOG EPOCHREALTIME\necho a\nfalse || echo b\n",
+    "set -u with the hook's variables unset": ("set -eu\nunset RECLAIM_AUDIT_LOG EPOCHREALTIME\n"
+                                               "echo a\nfalse || echo b\n"),
     "set -x": "set -x\necho a\nb=1\nf(){ echo in; }\nf\nset +x\necho c\n",
     "exec": "exec echo replaced\necho no\n",
     "background jobs": "sleep 0.05 &\nwait $!\necho $?\n( exit 3 ) &\nwait $!\necho $?\n",
@@ -63,7 +65,8 @@ def plain_env() -> dict:
 def test_bash_scripts_behave_the_same_with_the_hook(tmp_path, name):
     log = tmp_path / "audit.tsv"
     plain = run(CASES[name], tmp_path / "s.sh", plain_env())
-    hooked = run(CASES[name], tmp_path / "s.sh", plain_env() | {"BASH_ENV": str(audit.HOOK), "RECLAIM_AUDIT_LOG": str(log)})
+    hooked = run(CASES[name], tmp_path / "s.sh",
+                 plain_env() | {"BASH_ENV": str(audit.HOOK), "RECLAIM_AUDIT_LOG": str(log)})
     assert hooked == plain
     assert audit.parse(log.read_text())  # and it did record
 

@@ -9,7 +9,8 @@ from conftest import run_suite, task_yaml, write_agent, write_suite
 
 REPRODUCE_FROM_TMP = """set -e
 cat /tmp/left-by-agent/mean.txt > /dev/null
-python3 -c "import json; json.dump({'mean_value': float(open('/tmp/left-by-agent/mean.txt').read())}, open('results.json', 'w'))"
+python3 -c "import json; json.dump({'mean_value': float(open('/tmp/left-by-agent/mean.txt').read())}, \
+open('results.json', 'w'))"
 """
 
 

@@ -14,10 +14,10 @@ import pytest
 from conftest import VALUES, run_suite, task_yaml, write_agent, write_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "materials"))
-from servers import FileServer  # noqa: E402
+from servers import FileServer
 
-from reclaim.materials import MaterialCache  # noqa: E402
-from reclaim.runner.run import RunError, RunOptions, plan_run  # noqa: E402
+from reclaim.materials import MaterialCache
+from reclaim.runner.run import RunError, RunOptions, plan_run
 from reclaim.sandbox import backend
 
 
@@ -62,7 +62,7 @@ def test_ten_trials_fetch_the_archive_once_and_bind_it_read_only(tmp_path, serve
 def test_the_agent_never_changes_the_cached_material(tmp_path, served, sandbox_name, bwrap_only, monkeypatch):
     """Copy on write where the harness can mount overlays (its change lands in the trial's own
     folder), read-only elsewhere; the cache's copy is as released either way."""
-    server, url, sha = served
+    _, url, sha = served
     monkeypatch.setenv("RECLAIM_MATERIALS_CACHE", str(tmp_path / "cache"))
     agent = write_agent(tmp_path / "writer.sh", "echo 9 > data/values.csv && echo WROTE || echo REFUSED\n"
                                                 "cp data/values.csv mine.csv && echo 9 >> mine.csv && echo COPY_OK\n")
@@ -79,7 +79,7 @@ def test_the_agent_never_changes_the_cached_material(tmp_path, served, sandbox_n
 
 
 def test_a_wrong_checksum_stops_the_run_before_any_trial(tmp_path, served, monkeypatch):
-    server, url, _ = served
+    _, url, _ = served
     monkeypatch.setenv("RECLAIM_MATERIALS_CACHE", str(tmp_path / "cache"))
     suite = _suite(tmp_path, url, "0" * 64)
     with pytest.raises(RunError) as e:

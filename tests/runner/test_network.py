@@ -14,7 +14,7 @@ import pytest
 from conftest import run_suite, task_yaml, write_agent, write_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gateway"))
-from egress_servers import Upstream, build_wheel, make_repos  # noqa: E402
+from egress_servers import Upstream, build_wheel, make_repos
 
 OFFICIAL = "The official implementation of the mean estimator, as released by the authors.\n" * 8
 
@@ -41,8 +41,8 @@ def _agent_out(tdir: Path) -> str:
 def test_pip_installs_through_the_proxy_under_packages_and_not_under_none(tmp_path, upstream, monkeypatch,
                                                                           sandbox_name, policy):
     monkeypatch.setenv("PIP_INDEX_URL", f"{upstream.origin}/simple/")  # this machine's configured index
-    agent = write_agent(tmp_path / "installer.sh",
-                        "pip install --no-cache-dir tinypkg && python3 -c 'import tinypkg; print(\"VALUE\", tinypkg.VALUE)'\n")
+    agent = write_agent(tmp_path / "installer.sh", "pip install --no-cache-dir tinypkg && "
+                        "python3 -c 'import tinypkg; print(\"VALUE\", tinypkg.VALUE)'\n")
     suite = write_suite(tmp_path / "suite", [task_yaml("net-pip", "retrain", **{"network.policy": policy})])
     rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name)
     tdir = rd.trial_dir(rec.trial_id)
@@ -67,7 +67,8 @@ def test_pip_installs_through_the_proxy_under_packages_and_not_under_none(tmp_pa
 def test_a_package_file_crosses_the_network_once_for_every_trial(tmp_path, upstream, monkeypatch, sandbox_name):
     monkeypatch.setenv("PIP_INDEX_URL", f"{upstream.origin}/simple/")
     monkeypatch.setenv("RECLAIM_PACKAGE_CACHE", str(tmp_path / "packages"))
-    agent = write_agent(tmp_path / "installer.sh", "pip install -q --no-cache-dir tinypkg && python3 -c 'import tinypkg'\n")
+    agent = write_agent(tmp_path / "installer.sh",
+                        "pip install -q --no-cache-dir tinypkg && python3 -c 'import tinypkg'\n")
     suite = write_suite(tmp_path / "suite", [task_yaml("net-cache", "retrain")])
     rd, records = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, seeds=2, jobs=1)
     downloads = [p for p in upstream.paths() if p.startswith("/files/tinypkg")]
@@ -107,7 +108,9 @@ def test_withheld_code_obtained_by_an_unlisted_route_disqualifies(tmp_path, upst
     agent = write_agent(tmp_path / "forker.sh", f"""set -e
 git clone -q {upstream.origin}/git/fork.git vendor/fork
 python3 -c "import json; json.dump({{'mean_value': 3.19375}}, open('results.json', 'w'))"
-printf 'python3 -c "import json; json.dump({{\\"mean_value\\": sum(map(float, open(\\"data/values.csv\\").read().split()))/5}}, open(\\"results.json\\", \\"w\\"))"\\n' > reproduce.sh
+printf 'python3 -c "import json; \
+json.dump({{\\"mean_value\\": sum(map(float, open(\\"data/values.csv\\").read().split()))/5}}, \
+open(\\"results.json\\", \\"w\\"))"\\n' > reproduce.sh
 """)
     rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name)
     tdir = rd.trial_dir(rec.trial_id)
@@ -134,8 +137,8 @@ def image() -> str:
 @pytest.mark.parametrize("policy", ["packages", "none"])
 def test_pip_installs_through_the_proxy_inside_a_container(tmp_path, upstream, monkeypatch, image, policy):
     monkeypatch.setenv("PIP_INDEX_URL", f"{upstream.origin}/simple/")
-    agent = write_agent(tmp_path / "installer.sh",
-                        "pip install --no-cache-dir tinypkg && python3 -c 'import tinypkg; print(\"VALUE\", tinypkg.VALUE)'\n")
+    agent = write_agent(tmp_path / "installer.sh", "pip install --no-cache-dir tinypkg && "
+                        "python3 -c 'import tinypkg; print(\"VALUE\", tinypkg.VALUE)'\n")
     suite = write_suite(tmp_path / "suite", [task_yaml("net-pip-ct", "retrain", **{"network.policy": policy})])
     rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], "container", image=image, max_retries=0)
     tdir = rd.trial_dir(rec.trial_id)

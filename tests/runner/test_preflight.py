@@ -54,7 +54,7 @@ def test_llm_without_model_is_refused(tmp_path, one_task):
 
 def test_an_unreachable_upstream_is_refused_naming_the_flag(tmp_path, one_task):
     url = f"http://127.0.0.1:{_closed_port()}/v1"
-    with pytest.raises(RunError, match="cannot be reached.*set --openai-base-url or \\$OPENAI_BASE_URL"):
+    with pytest.raises(RunError, match=r"cannot be reached.*set --openai-base-url or \$OPENAI_BASE_URL"):
         check_run(_opts(one_task, tmp_path, agents=["llm"], model="m", upstreams=Upstreams(openai_base_url=url)))
 
 

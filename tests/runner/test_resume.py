@@ -64,7 +64,7 @@ def test_sigkill_then_resume_gives_the_same_report(tmp_path, sandbox_name, kill_
                             stderr=subprocess.DEVNULL, env=env)
     deadline = time.time() + 60
     while time.time() < deadline:
-        running = [p for p in cut.glob("trials/*/trial.json")]
+        running = list(cut.glob("trials/*/trial.json"))
         if _done(cut) >= kill_after and len(running) > _done(cut):
             break
         time.sleep(0.02)

@@ -104,7 +104,7 @@ def test_the_count_survives_a_resume_and_an_interrupted_attempt_does_not_count(t
     (rec,) = execute(rd)  # --resume: two attempts are left, the interrupted one cost none
     assert rec.outcome.value == "error"
     assert _calls(server) == 3
-    assert [r.started for r in rd.retried(TID)][0] == first.started
+    assert rd.retried(TID)[0].started == first.started
     assert len(rd.retried(TID)) == 2
     assert [p.name for p in rd.interrupted_dir.iterdir()] == [f"{TID}.1"]
     assert _outcome(rd.interrupted_dir / f"{TID}.1") is None

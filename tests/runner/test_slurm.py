@@ -66,7 +66,9 @@ def test_a_trial_killed_by_scancel_is_requeued_and_finishes(tmp_path, slurm, san
     agent = write_agent(tmp_path / "slow.sh", "echo start; sleep 4\n" + (
         "python3 -c \"import json; v=[float(x) for x in open('data/values.csv').read().split()]; "
         "json.dump({'mean_value': sum(v)/len(v)}, open('results.json','w'))\"\n"
-        "cp /dev/null reproduce.sh; echo 'python3 -c \"import json; v=[float(x) for x in open(\\\"data/values.csv\\\").read().split()]; json.dump({\\\"mean_value\\\": sum(v)/len(v)}, open(\\\"results.json\\\", \\\"w\\\"))\"' > reproduce.sh\n"))
+        "cp /dev/null reproduce.sh; echo 'python3 -c \"import json; "
+        "v=[float(x) for x in open(\\\"data/values.csv\\\").read().split()]; "
+        "json.dump({\\\"mean_value\\\": sum(v)/len(v)}, open(\\\"results.json\\\", \\\"w\\\"))\"' > reproduce.sh\n"))
     suite = write_suite(tmp_path / "suite", [task_yaml("slow", "run")])
     rd = plan_run(RunOptions(suite=suite, agents=[f"command:{agent}"], sandbox=sandbox_name,
                              runs_root=tmp_path / "runs", executor="slurm", slurm=FAST))

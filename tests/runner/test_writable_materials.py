@@ -122,7 +122,8 @@ n = len(open('data/values.csv').read().split())
 total = float(open('data/processed/total.txt').read())
 json.dump({'mean_value': int(os.environ.get('SCALE', '1')) * total / n}, open('results.json', 'w'))
 PY
-printf 'set -e\\npython3 code/fix_me.py\\nmkdir -p data/processed\\n[ -f data/processed/total.txt ] || python3 total.py > data/processed/total.txt\\npython3 mean.py\\n' > reproduce.sh
+printf 'set -e\\npython3 code/fix_me.py\\nmkdir -p data/processed\\n\
+[ -f data/processed/total.txt ] || python3 total.py > data/processed/total.txt\\npython3 mean.py\\n' > reproduce.sh
 bash reproduce.sh
 """
 

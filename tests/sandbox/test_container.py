@@ -47,7 +47,8 @@ def image() -> str:
     if (why := images.available("podman")) is not None:
         pytest.skip(f"podman cannot run containers here: {why}")
     t0 = time.monotonic()
-    res = subprocess.run([str(ROOT / "scripts" / "build-test-image")], check=False, capture_output=True, text=True, timeout=1800)
+    res = subprocess.run([str(ROOT / "scripts" / "build-test-image")], check=False, capture_output=True, text=True,
+                         timeout=1800)
     assert res.returncode == 0, res.stderr
     print(f"\ntest image {res.stdout.strip()} ready in {time.monotonic() - t0:.1f}s")
     return res.stdout.strip()
@@ -304,7 +305,7 @@ python3 -c "b = bytearray(600 << 20); b[::4096] = b'x' * len(b[::4096])" && echo
     assert int(nofile) <= 65536 and int(started) < 64, (out, err)
     assert "ALLOCATED" not in out
     assert usage.cpu_s is not None and usage.cpu_s > 0  # metered by the trial's own cgroup
-    left = [p for p in CGROUP_ROOT.glob(f"*/{Path(lim.env['RECLAIM_CGROUPS'].split()[0]).name}")]
+    left = list(CGROUP_ROOT.glob(f"*/{Path(lim.env['RECLAIM_CGROUPS'].split()[0]).name}"))
     assert left == []  # nothing the engine made there stays behind
     assert list(Path.cwd().iterdir()) == []
 
@@ -355,8 +356,9 @@ def test_ensure_image_builds_a_dockerfile_offline_once(tmp_path, image):
 def _run(**kw) -> engines.Run:
     base = {"image": "img", "name": "reclaim-x", "cmd": ["bash", "-c", "true"], "workdir": "/workspace",
                 "mounts": [("/srv/ws", "/workspace", True), ("/srv/data", "/data", False)],
-                "masks": [("/data/reference", True), ("/data/key", False)], "devices": [("/dev/nvidia0", "/dev/nvidia0")],
-                "env_file": "/root/env", "user": (1879048192, 1879048192), "memory_bytes": 1 << 30, "cpus": 2, "pids": 128,
+                "masks": [("/data/reference", True), ("/data/key", False)],
+                "devices": [("/dev/nvidia0", "/dev/nvidia0")], "env_file": "/root/env",
+                "user": (1879048192, 1879048192), "memory_bytes": 1 << 30, "cpus": 2, "pids": 128,
                 "cgroup_parent": "/reclaim-abc"}
     return engines.Run(**base | kw)
 

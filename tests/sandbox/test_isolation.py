@@ -27,7 +27,8 @@ def home_secret():
 
 def _probe(suite: Path, runs_root: Path, home_secret: Path) -> str:
     return f"""
-for p in {suite}/mean-run/reference/reproduce.sh {suite}/suite.yaml {runs_root} {home_secret} /etc/shadow /opt/wheels /opt/pypi; do
+for p in {suite}/mean-run/reference/reproduce.sh {suite}/suite.yaml {runs_root} {home_secret} \
+/etc/shadow /opt/wheels /opt/pypi; do
   if cat "$p" >/dev/null 2>&1 || ls "$p" 2>/dev/null | grep -q .; then echo "VISIBLE $p"; else echo "HIDDEN $p"; fi
 done
 [ "$(ls /home)" = reclaim ] && echo "OWN HOME ONLY" || echo "VISIBLE /home: $(ls /home)"

@@ -171,7 +171,7 @@ def _judge_batch(suite: SuiteRun, b: attackrun.BatchRun, members: list[Attack], 
     if (b.run_dir / "run.json").exists():
         try:
             records = {r.trial_id: r for r in RunDir(b.run_dir).records()}
-        except Exception as e:  # noqa: BLE001 - an unreadable run is a finding, not a test crash
+        except Exception as e:  # an unreadable run is a finding, not a test crash
             print(f"cannot read the records of {b.run_dir}: {e}", file=sys.stderr)
     run_level = {p: labels for p, labels in hostcheck.find_needles(b.run_dir, expected.needles).items()
                  if "/trials/" not in p} if b.run_dir.exists() else {}

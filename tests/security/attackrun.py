@@ -291,7 +291,7 @@ def drop_big_files(root: Path, limit: int = 16 << 20) -> None:
                     "-exec", "rm", "-rf", "{}", "+"], capture_output=True)
     if os.environ.get("RECLAIM_SECURITY_KEEP"):
         return
-    for d, dirs, files in os.walk(root, followlinks=False):
+    for d, _dirs, files in os.walk(root, followlinks=False):
         for name in files:
             p = os.path.join(d, name)
             try:
@@ -307,4 +307,4 @@ def sentinel(dim: Dimension) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-__all__ = ["Dimension", "invoker", "unprivileged", "run_batch", "BatchRun", "TASK"]
+__all__ = ["TASK", "BatchRun", "Dimension", "invoker", "run_batch", "unprivileged"]

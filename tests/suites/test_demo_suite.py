@@ -75,7 +75,7 @@ def demo_run(tmp_path_factory):
 
 
 def test_every_reference_computes_its_own_target(demo_run):
-    rd, records = demo_run
+    _, records = demo_run
     suite = load_suite(DEMO)
     refs = [r for r in records if r.agent == "reference"]
     assert len(refs) == len(suite.tasks)
@@ -102,7 +102,7 @@ def test_demo_reference_100_nop_and_fabricate_0_at_every_level(demo_run):
 
 
 def test_no_adversarial_baseline_is_reproduced_on_any_task(demo_run):
-    rd, records = demo_run
+    _, records = demo_run
     expected = {"copy-paper": "disqualified", "overclaim": "not_reproduced", "partial": "not_reproduced"}
     for r in records:
         if r.agent in expected:

@@ -44,7 +44,8 @@ class CopyPaperAgent(Baseline):
             pattern = re.escape(short) + (r"(\.0*)?" if m.value == int(m.value) else "[0-9]*")
             if not any(re.fullmatch(pattern, n.group()) for n in re.finditer(NUMBER, paper)):
                 pattern = r"[0-9]+\.[0-9]+"
-            lines.append(f"v{i}=$(grep -oE {shlex.quote(NUMBER)} paper.md | grep -xE {shlex.quote(pattern)} | head -1)\n")
+            lines.append(f"v{i}=$(grep -oE {shlex.quote(NUMBER)} paper.md "
+                         f"| grep -xE {shlex.quote(pattern)} | head -1)\n")
             fields.append((m.name, f"$v{i}"))
         body = ", ".join(f'\\"{name}\\": {var}' for name, var in fields)
         script = "#!/bin/bash\nset -euo pipefail\n" + "".join(lines) + f'echo "{{{body}}}" > results.json\n'

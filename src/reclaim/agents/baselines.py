@@ -43,7 +43,8 @@ class ReferenceAgent(Baseline):
     def run(self, ctx: AgentContext) -> None:
         ref = copy_reference(ctx, "reference")
         if ref.entrypoint != "reproduce.sh":
-            ctx.write_workspace("reproduce.sh", f"#!/bin/bash\nset -euo pipefail\nexec bash {shlex.quote(ref.entrypoint)}\n")
+            ctx.write_workspace("reproduce.sh",
+                                f"#!/bin/bash\nset -euo pipefail\nexec bash {shlex.quote(ref.entrypoint)}\n")
         ctx.recorder.run(["bash", "reproduce.sh"])
 
 

@@ -105,7 +105,8 @@ class CommandAgent:
             entry = first / ENTRY
             if not entry.is_file():
                 raise AgentError(f"command agent folder {self.argv[0]} has no {ENTRY}: put the agent's entry "
-                                 f"point there, or name the script: --agent 'command:{self.argv[0].rstrip('/')}/SCRIPT'")
+                                 "point there, or name the script: "
+                                 f"--agent 'command:{self.argv[0].rstrip('/')}/SCRIPT'")
             self._take(0, entry.resolve())
             self._whole = True
         elif first.is_file():

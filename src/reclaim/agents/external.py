@@ -220,17 +220,18 @@ class ExternalAgent:
             (home / rel).write_text(text, encoding="utf-8")
         ctx.give(home)
         env = ctx.env() | {"HOME": f"{logs}/home"} | self.tool.env(ctx.model.name, url, logs)
-        if (home := self.own_install()) is not None:
+        if (installed := self.own_install()) is not None:
             # the trial's environment first, so the tool's own Python is not what its commands get
-            own = home / ("node_modules/.bin" if self.tool.npm else "bin")
+            own = installed / ("node_modules/.bin" if self.tool.npm else "bin")
             env["PATH"] = f"{box.config.env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}:{own}"
         task = (ctx.workspace / "TASK.md").read_text(encoding="utf-8")
         res = ctx.recorder.run(self.tool.argv(PROMPT + task, ctx.model.name, logs), env=env)
         parse = PARSERS.get(self.tool.name)
+        transcript: str | None
         if self.tool.transcript == "stdout":  # the harness's own capture: read its ends only
-            text = untrusted.read_ends(res.stdout_path, 16 << 20)[0].decode("utf-8", "replace")
+            transcript = untrusted.read_ends(res.stdout_path, 16 << 20)[0].decode("utf-8", "replace")
         else:
-            text = ctx.read_log(self.tool.transcript)
-        if parse is not None and text:
-            for step in parse(text)[:500]:
+            transcript = ctx.read_log(self.tool.transcript)
+        if parse is not None and transcript:
+            for step in parse(transcript)[:500]:
                 ctx.trace.emit(Note, phase="agent", level="info", message=f"[untrusted transcript] {step[:1000]}")

@@ -20,7 +20,8 @@ def split_label(agent: str) -> tuple[str | None, str]:
 
 def label_problems(agents: list[str]) -> list[str]:
     """What is wrong with the run's agent labels, in words: a bad NAME, or two agents with one label."""
-    out, seen = [], {}
+    out: list[str] = []
+    seen: dict[str, str] = {}  # label -> the first agent that has it
     for a in agents:
         name, spec = split_label(a)
         if name is not None and not _NAME.match(name):

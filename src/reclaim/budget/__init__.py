@@ -110,4 +110,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'reclaim.budget' has no attribute '{name}'")
 
 
-__all__ = ["DRIVER_INSIDE", "MAX_MIN_FREE_BYTES", "Allocator", "BudgetExhausted", "BudgetMonitor", "Capacity", "Deadline", "DiskGuard", "Gpu", "GpuBackend", "GpuError", "Limit", "LimitKind", "Limits", "cost", "discover", "free_bytes", "load_prices", "placement"]
+__all__ = ["DRIVER_INSIDE", "MAX_MIN_FREE_BYTES", "Allocator", "BudgetExhausted", "BudgetMonitor", "Capacity",
+           "Deadline", "DiskGuard", "Gpu", "GpuBackend", "GpuError", "Limit", "LimitKind", "Limits", "cost", "discover",
+           "free_bytes", "load_prices", "placement"]

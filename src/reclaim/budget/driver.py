@@ -49,9 +49,9 @@ def driver_files() -> list[str]:
         if (p := shutil.which(tool)) is not None:
             files.add(p)
     for folder in filter(None, os.environ.get(DIRS_VAR, "").split(":")):
-        for p in Path(folder).glob("*"):
-            if p.is_file() and (p.name.startswith(LIBS) or p.name in TOOLS):
-                files.add(str(p))
+        for f in Path(folder).glob("*"):
+            if f.is_file() and (f.name.startswith(LIBS) or f.name in TOOLS):
+                files.add(str(f))
     return sorted(files)
 
 

@@ -169,6 +169,7 @@ class FakeBackend:
         return [str(self.root / "nvidiactl")]
 
     def driver_files(self) -> list[str]:
+        assert self.driver_dir is not None  # set by __post_init__
         return [str(self.driver_dir / "libcuda.so.1"), str(self.driver_dir / "nvidia-smi")]
 
 

@@ -35,7 +35,7 @@ class BudgetMonitor:
         self._thread = threading.Thread(target=self._loop, name="reclaim-budget", daemon=True)
         self._last = time.monotonic()
         self.deadline_unix = time.time() + deadline.remaining
-        self.disk: tuple[Path, int, Callable[[], None]] | None = None
+        self.disk: tuple[list[Path], int, Callable[[], None]] | None = None
         self.disk_exceeded = False
         self.disk_used_gb: float | None = None
         self._disk_at = 0.0

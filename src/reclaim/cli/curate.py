@@ -21,10 +21,13 @@ curate_app = typer.Typer(help="Draft a suite from a venue's accepted papers, the
 @curate_app.command("build")
 def build(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write the suite draft to (new or empty).")],
-    openreview: Annotated[Optional[str], typer.Option(help="OpenReview venue id, e.g. NeurIPS.cc/2025/Conference.")] = None,
+    openreview: Annotated[Optional[str], typer.Option(
+        help="OpenReview venue id, e.g. NeurIPS.cc/2025/Conference.")] = None,
     arxiv: Annotated[Optional[list[str]], typer.Option(help="arXiv id; repeatable.")] = None,
-    csv: Annotated[Optional[Path], typer.Option(help="A CSV of papers for any other venue (a title column at least).")] = None,
-    pdf_folder: Annotated[Optional[Path], typer.Option(help="A folder of PDFs for any other venue, one paper each.")] = None,
+    csv: Annotated[Optional[Path], typer.Option(
+        help="A CSV of papers for any other venue (a title column at least).")] = None,
+    pdf_folder: Annotated[Optional[Path], typer.Option(
+        help="A folder of PDFs for any other venue, one paper each.")] = None,
     sample: Annotated[int, typer.Option(help="How many papers to draft (a stratified sample).")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of the sample: the same cache and seed give the same draft.")] = 0,
     name: Annotated[str, typer.Option(help="The suite's name.")] = "draft",
@@ -33,7 +36,8 @@ def build(
     offline: Annotated[bool, typer.Option(help="Answer every request from the curation cache; fetch nothing.")] = False,
     cache: Annotated[Optional[Path], typer.Option(help="The curation cache (default ~/.cache/reclaim/curate).")] = None,
     pdfs: Annotated[bool, typer.Option(help="Read each paper's PDF (else the abstract only).")] = True,
-    interval: Annotated[float, typer.Option(help="Seconds between two requests to one host (be polite to APIs).")] = 1.0,
+    interval: Annotated[float, typer.Option(
+        help="Seconds between two requests to one host (be polite to APIs).")] = 1.0,
     model: Annotated[Optional[str], typer.Option(
         help="Optional: a model that proposes each headline claim (kept only where code finds its value at the "
              "place it names); key $OPENAI_API_KEY.")] = None,
@@ -45,7 +49,7 @@ def build(
     review: pending, with the checklist a person confirms (reclaim curate review)."""
     from reclaim.curate.http import Fetcher, FetchError
     from reclaim.curate.pipeline import curate
-    from reclaim.curate.sources import Arxiv, CsvPapers, OpenReview, PdfFolder
+    from reclaim.curate.sources import Arxiv, CsvPapers, OpenReview, PdfFolder, Source
 
     given = [x for x in (openreview, arxiv, csv, pdf_folder) if x]
     if len(given) != 1:
@@ -53,13 +57,22 @@ def build(
     if out.exists() and any(out.iterdir()):
         fail(f"{out} is not empty; give a new folder for the draft")
     fetcher = Fetcher(cache, offline=offline, min_interval=interval)
-    source = (OpenReview(openreview, fetcher) if openreview else Arxiv(list(arxiv), fetcher) if arxiv
-              else CsvPapers(csv) if csv else PdfFolder(pdf_folder))
+    source: Source
+    if openreview:
+        source = OpenReview(openreview, fetcher)
+    elif arxiv:
+        source = Arxiv(list(arxiv), fetcher)
+    elif csv:
+        source = CsvPapers(csv)
+    else:
+        assert pdf_folder is not None  # the one source given
+        source = PdfFolder(pdf_folder)
     proposer = None
     if model:
         from reclaim.curate.propose import Proposer
 
-        proposer = Proposer(model, openai_base_url or os.environ.get("OPENAI_BASE_URL"), os.environ.get("OPENAI_API_KEY"))
+        proposer = Proposer(model, openai_base_url or os.environ.get("OPENAI_BASE_URL"),
+                            os.environ.get("OPENAI_API_KEY"))
     try:
         s = curate(source, fetcher, out, n=sample, seed=seed, name=name, version=version, year=year, read_pdfs=pdfs,
                    proposer=proposer)
@@ -80,7 +93,8 @@ def _show(path: Path, spec: dict) -> None:
     t = spec["target"]
     console.print(f"\n[bold]{escape(spec['id'])}[/] ({escape(str(path))})", highlight=False)
     console.print(f"  {escape(spec['paper']['title'])} · level {spec['level']} · "
-                  f"target {escape(t['metric'])} {t['direction']} {t['value']} at {escape(t['where'])}", highlight=False)
+                  f"target {escape(t['metric'])} {t['direction']} {t['value']} at {escape(t['where'])}",
+                  highlight=False)
     for item, found in spec["review"].get("checklist", {}).items():
         console.print(f"  [ ] {escape(item)}: {escape(found)}", highlight=False)
 

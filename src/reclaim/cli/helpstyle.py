@@ -12,9 +12,15 @@ from __future__ import annotations
 import inspect
 import re
 from types import MethodType
+from typing import TYPE_CHECKING, TypeVar
 
-import click
 from typer.core import TyperArgument, TyperOption
+
+if TYPE_CHECKING:  # typer (0.2x on) runs on a click of its own: its commands, contexts and parameters are that click's
+    from typer import _click as click
+
+TyperParam = TyperOption | TyperArgument
+P = TypeVar("P", bound="click.Parameter")
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 WIDE_CHOICES = 16
@@ -23,12 +29,12 @@ WIDE_CHOICES = 16
 NAMES = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "bool": "BOOLEAN"}
 
 
-def _choices(param: click.Parameter) -> list[str] | None:
+def _choices(param: TyperParam) -> list[str] | None:
     desc = param.type_descriptor
     return [str(getattr(c, "value", c)) for c in desc.choices or ()] if desc.is_choice else None
 
 
-def _label(param: click.Parameter) -> str:
+def _label(param: TyperParam) -> str:
     choices = _choices(param)
     if choices is not None:
         label = "|".join(choices)
@@ -40,7 +46,7 @@ def _label(param: click.Parameter) -> str:
     return NAMES.get(bare, bare.upper())
 
 
-def _display_type(param: click.Parameter, ctx: click.Context) -> str | None:
+def _display_type(param: TyperParam, ctx: click.Context) -> str | None:
     if getattr(param, "is_flag", False) or getattr(param, "count", False):
         return None
     if isinstance(param, TyperOption) and param.metavar is not None:
@@ -48,7 +54,7 @@ def _display_type(param: click.Parameter, ctx: click.Context) -> str | None:
     return _label(param)
 
 
-def _extra_help(param: click.Parameter) -> str:
+def _extra_help(param: TyperParam) -> str:
     notes = []
     choices = _choices(param)
     if choices is not None and _label(param) != "|".join(choices):
@@ -58,16 +64,20 @@ def _extra_help(param: click.Parameter) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def _fix_param(param: click.Parameter) -> click.Parameter:
-    if not isinstance(param, (TyperOption, TyperArgument)) or "display_type_rich" in vars(param):
-        return param
-    param.display_type_rich = MethodType(_display_type, param)
+def _fix_param(param: P) -> P:
+    if isinstance(param, (TyperOption, TyperArgument)) and "display_type_rich" not in vars(param):
+        _fix_typer_param(param)
+    return param
+
+
+def _fix_typer_param(param: TyperParam) -> None:
+    # typer has no hook for a parameter's label: the parameter's own method is replaced
+    param.display_type_rich = MethodType(_display_type, param)  # type: ignore[method-assign]
     if isinstance(param, TyperArgument) and param.metavar is None:
         param.metavar = (param.name or "value").upper()  # usage reads RUN_DIR, not {run_dir}
     if getattr(param, "is_flag", False) and param.default is False:
         param.secondary_opts = []  # a flag that is off unless given needs no --no-FLAG
     param.help = (param.help or "") + _extra_help(param)
-    return param
 
 
 def _paragraphs(text: str | None) -> str | None:
@@ -81,7 +91,13 @@ def polish(cmd: click.Command) -> click.Command:
     """Plain labels, whole paragraphs and -h for every command under `cmd`, once; returns `cmd`."""
     if "get_help_option" not in vars(cmd):
         plain = cmd.get_help_option
-        cmd.get_help_option = lambda ctx: plain(ctx) and _fix_param(plain(ctx))
+
+        def help_option(ctx: click.Context) -> TyperOption | None:
+            option = plain(ctx)
+            return option and _fix_param(option)
+
+        # click has no hook for its -h/--help option: the command's own method is replaced
+        cmd.get_help_option = help_option  # type: ignore[method-assign]
         cmd.help = _paragraphs(cmd.help)
         for param in cmd.params:
             _fix_param(param)

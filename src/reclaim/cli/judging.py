@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+from rich.console import JustifyMethod
 from rich.markup import escape
 from rich.table import Table
 
@@ -28,7 +30,7 @@ _FLAGS = {"name": "--judge", "model": "--judge-model", "base_url": "--judge-base
           "max_evidence_tokens": "--judge-max-tokens", "prices_file": "--judge-prices", "cache_dir": "--judge-cache"}
 
 
-def _option_problem(x: dict) -> str:
+def _option_problem(x: ErrorDetails) -> str:
     field = str(x["loc"][0]) if x.get("loc") else ""
     flag = _FLAGS.get(field, field)
     if field == "name":
@@ -119,8 +121,10 @@ def judge_eval(
             console.print(f"  ✗ {t}: {what}", highlight=False)
     if res.metric_agreement:
         per = Table(title="per-number agreement (gold per-metric labels vs. the verdicts' held flags)")
-        for col, just in [("metric", "left"), ("trials", "right"), ("agree", "right"), ("rate", "right"),
-                          ("not judged", "right"), ("disagreements", "left")]:
+        columns: list[tuple[str, JustifyMethod]] = [("metric", "left"), ("trials", "right"), ("agree", "right"),
+                                                    ("rate", "right"), ("not judged", "right"),
+                                                    ("disagreements", "left")]
+        for col, just in columns:
             per.add_column(col, justify=just)
         for name, m in res.metric_agreement.items():
             per.add_row(escape(name), str(m.n), str(m.agree), f"{m.rate:.3f}", str(len(m.missing)),

@@ -4,10 +4,13 @@ Commands are registered by import path and imported only when invoked, so that `
 and light commands start without loading model clients, the gateway or the runner.
 """
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
+
+if TYPE_CHECKING:  # typer (0.2x on) runs on a click of its own: its commands and contexts are that click's
+    from typer import _click
 
 from reclaim.cli.helpstyle import CONTEXT, polish
 from reclaim.errors import ReclaimError
@@ -30,12 +33,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def load_command(name: str) -> click.Command:
+def load_command(name: str) -> "_click.Command":
     """Import one registered command and turn it into a click command named `name`."""
     import importlib
 
     module, _, attr = COMMANDS[name][0].partition(":")
     obj = getattr(importlib.import_module(module), attr)
+    cmd: _click.Command
     if isinstance(obj, typer.Typer):
         cmd = typer.main.get_group(obj)
     else:
@@ -51,19 +55,20 @@ class LazyGroup(typer.core.TyperGroup):
 
     _listing = False
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: "_click.Context") -> list[str]:
         return list(COMMANDS)
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: "_click.Context", cmd_name: str) -> "_click.Command | None":
         if cmd_name not in COMMANDS:
             return None
         if self._listing:  # top-level help: name and short help, nothing imported
-            return click.Command(cmd_name, short_help=COMMANDS[cmd_name][1])
+            # a plain click command stands in, read for its name and short help (typer's Command class is abstract)
+            return click.Command(cmd_name, short_help=COMMANDS[cmd_name][1])  # type: ignore[return-value]
         if cmd_name not in self.commands:
             self.commands[cmd_name] = load_command(cmd_name)
         return self.commands[cmd_name]
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: "_click.Context") -> Any:
         """Run the command; any of reclaim's own errors ends as its one line and exit status."""
         try:
             return super().invoke(ctx)
@@ -72,7 +77,7 @@ class LazyGroup(typer.core.TyperGroup):
 
             fail(str(e), e.exit_code)
 
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_help(self, ctx: "_click.Context", formatter: "_click.HelpFormatter") -> None:
         self._listing = True
         try:
             polish(self)

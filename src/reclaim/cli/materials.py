@@ -23,7 +23,7 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def size(n: int) -> str:
+def size(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -67,15 +67,16 @@ def fetch(
             continue
         where = f"{spec_file}: paper"
         try:
-            m = paper_pdf(paper, task.dir, mc, where)
+            pdf = paper_pdf(paper, task.dir, mc, where)
+            assert pdf is not None  # paper.pdf or paper.arxiv is given: it has one
             if not offline:
-                extracted_text(m, where)
+                extracted_text(pdf, where)
         except MaterialsError as e:
             failed += 1
             console.print(f"[red]✗[/] {task.id:<28} {'paper':<8} {e}", highlight=False)
             continue
-        got.append(m)
-        _line(task.id, "paper", m)
+        got.append(pdf)
+        _line(task.id, "paper", pdf)
     fetched = [m for m in got if m.fetched]
     verb = "present" if offline else "ready"
     console.print(f"{len(got)} of {len(got) + failed} materials {verb} in {mc.root}: "

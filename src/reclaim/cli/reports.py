@@ -26,6 +26,7 @@ def build(rd: RunDir, records: list[TrialRecord] | None = None, judge_label: str
 def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None,
                 judge_label: str | None = None, trials: bool = False, output: Path | None = None) -> None:
     report, records = build(rd, records, judge_label)
+    text: str | None
     if fmt == "html":
         from reclaim.report.html import summary_html
 
@@ -43,8 +44,9 @@ def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None,
 
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
-    format: Annotated[str, typer.Option("--format", help=f"{', '.join(REPORT_FORMATS)}; html is one "
-                                                         "self-contained page with a trial page per matrix cell.")] = "table",
+    format: Annotated[str, typer.Option(
+        "--format", help=f"{', '.join(REPORT_FORMATS)}; html is one "
+                         "self-contained page with a trial page per matrix cell.")] = "table",
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")] = None,
     judge: Annotated[Optional[str], typer.Option(
         "--judge", help="Show another judge's verdicts (a label such as rules or llm-gpt-4.1).")] = None,

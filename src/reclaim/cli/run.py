@@ -135,9 +135,11 @@ def run(
     judge: JudgeName = "rules", judge_model: JudgeModel = None, judge_base_url: JudgeBaseUrl = None,
     judge_samples: JudgeSamples = 3, judge_max_tokens: JudgeTokens = 30_000,
     judge_prices: JudgePrices = None, judge_cache: JudgeCache = None,
-    model: Annotated[Optional[str], typer.Option(help="Model for agents that call one (llm), through the gateway.")] = None,
+    model: Annotated[Optional[str], typer.Option(
+        help="Model for agents that call one (llm), through the gateway.")] = None,
     openai_base_url: Annotated[Optional[str], typer.Option(
-        help="Upstream for OpenAI-protocol calls (default $OPENAI_BASE_URL or api.openai.com); key $OPENAI_API_KEY.")] = None,
+        help="Upstream for OpenAI-protocol calls (default $OPENAI_BASE_URL or api.openai.com); "
+             "key $OPENAI_API_KEY.")] = None,
     anthropic_base_url: Annotated[Optional[str], typer.Option(
         help="Upstream for Anthropic calls (default api.anthropic.com); key $ANTHROPIC_API_KEY.")] = None,
     prices: Annotated[Optional[Path], typer.Option(help="YAML: model -> {input, output} USD per 1M tokens.")] = None,
@@ -157,7 +159,8 @@ def run(
     materials_cache: Annotated[Optional[Path], typer.Option(
         help="The materials cache (default $RECLAIM_MATERIALS_CACHE or ~/.cache/reclaim/materials).")] = None,
     run_dir: Annotated[Optional[Path], typer.Option(
-        help="Where to keep this run (default RUNS_ROOT/<run_id>); listed in the runs root's index wherever it lies.")] = None,
+        help="Where to keep this run (default RUNS_ROOT/<run_id>); listed in the runs root's index "
+             "wherever it lies.")] = None,
     runs_root: Annotated[Optional[Path], typer.Option(
         help="Folder of runs and their index (default $RECLAIM_HOME/runs when set, else ./runs).")] = None,
     private: Annotated[bool, typer.Option(
@@ -169,7 +172,8 @@ def run(
              "takes only --executor, --suite (moved, same tasks) and --format.")] = None,
     format: Annotated[str, typer.Option("--format", help=f"Report format: {', '.join(FORMATS)}.")] = "table",
     dry_run: Annotated[bool, typer.Option(
-        help="Check everything (options, agents, upstreams, materials) and print the plan; run nothing, write nothing.")] = False,
+        help="Check everything (options, agents, upstreams, materials) and print the plan; "
+             "run nothing, write nothing.")] = False,
 ) -> None:
     """Run agents on a suite, judge every trial, and print the report. No arguments: the demo.
 
@@ -192,10 +196,12 @@ def run(
                           sandbox=pick_sandbox(sandbox), runs_root=runs_root,
                           judge=judge_config(judge, judge_model, judge_base_url, judge_samples,
                                              judge_max_tokens, judge_prices, judge_cache),
-                          run_dir=run_dir, private=private, allow_pending=allow_pending, model=model, gpus=gpus, budget_scale=budget_scale,
+                          run_dir=run_dir, private=private, allow_pending=allow_pending, model=model, gpus=gpus,
+                          budget_scale=budget_scale,
                           executor=executor or "local", max_retries=max_retries, image=image,
                           offline=offline, materials_cache=materials_cache,
-                          slurm=SlurmOptions(partition=slurm_partition, account=slurm_account), upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
+                          slurm=SlurmOptions(partition=slurm_partition, account=slurm_account),
+                          upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
         checked = check_run(opts)
         for w in checked.warnings:
             err.print(f"[yellow]warning:[/] {w}", highlight=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich import box
@@ -49,14 +49,17 @@ def runs(root: RootArg = None) -> None:
         "COUNT(t.trial_id), SUM(t.outcome IS NOT NULL AND t.status != 'running'), SUM(t.outcome = 'error') "
         "FROM runs r LEFT JOIN trials t USING (run_id) GROUP BY r.run_id ORDER BY r.created")
     if not rows:
-        hint = "" if ix.exists() else " (no index there; if it holds run folders: reclaim index rebuild " + str(root) + ")"
+        hint = "" if ix.exists() else (" (no index there; if it holds run folders: reclaim index rebuild "
+                                       + str(root) + ")")
         console.print(f"no runs in {root}{hint}", highlight=False)
         return
     table = Table(title=f"runs in {root}", title_justify="left", highlight=False, box=box.SIMPLE_HEAD,
                   pad_edge=False, collapse_padding=True)
-    for name, kw in (("run", {"no_wrap": True}), ("date", {"overflow": "fold", "min_width": 10}), ("suite", {"overflow": "fold"}),
-                     ("agents", {"overflow": "fold"}), ("trials", {"justify": "right"}), ("status", {"overflow": "fold", "min_width": 10}),
-                     ("judge", {"overflow": "fold"})):
+    columns: list[tuple[str, dict[str, Any]]] = [  # Table.add_column's keywords, of mixed types
+        ("run", {"no_wrap": True}), ("date", {"overflow": "fold", "min_width": 10}), ("suite", {"overflow": "fold"}),
+        ("agents", {"overflow": "fold"}), ("trials", {"justify": "right"}),
+        ("status", {"overflow": "fold", "min_width": 10}), ("judge", {"overflow": "fold"})]
+    for name, kw in columns:
         kw.setdefault("min_width", len(name))
         table.add_column(name, **kw)  # a header is never cut short
     for run_id, path, created, suite, version, agents, judge, n, done, errors in rows:
@@ -69,8 +72,8 @@ def runs(root: RootArg = None) -> None:
                 exists = False
         status = _status(total, done or 0, errors or 0, exists)
         style = {"finished": "green", "with errors": "red", "missing": "dim"}.get(status, "yellow")
-        table.add_row(run_id, time.strftime("%Y-%m-%d %H:%M", time.localtime(created)).replace(" ", "\n")
-                      if console.width < 100 else time.strftime("%Y-%m-%d %H:%M", time.localtime(created)), f"{suite}@{version}",
+        date = time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
+        table.add_row(run_id, date.replace(" ", "\n") if console.width < 100 else date, f"{suite}@{version}",
                       ", ".join(a for a in (agents or "").split(",") if a), f"{done or 0}/{total}",
                       f"[{style}]{status}[/]", judge)
     console.print(table)

@@ -75,7 +75,8 @@ def validate(
     suite: Annotated[Optional[str], typer.Argument(help="Suite folder or bundled name.")] = None,
     with_reference: Annotated[bool, typer.Option(
         "--with-reference", help="Also run every reference solution and weakened experiment in a sandbox and "
-                                 "judge them: each reference must reproduce, each weakened experiment must miss.")] = False,
+                                 "judge them: each reference must reproduce, each weakened experiment "
+                                 "must miss.")] = False,
     sandbox: Annotated[str, typer.Option(help="Sandbox for --with-reference: auto, bwrap, process.")] = "auto",
     jobs: Annotated[int, typer.Option(help="Trials run at once.")] = 2,
     keep: Annotated[bool, typer.Option(
@@ -217,7 +218,8 @@ def _record(s, rd, records, sandbox: str):
     for r in records:  # judged again under the recorded figures: the checks they enable now apply
         if r.agent == "reference" and (s.task(r.task).dir / "verified.yaml").is_file():
             verdict = RulesJudge().judge(s.task(r.task).spec, rd.trial_dir(r.trial_id), r.status)
-            write_model(rd.trial_dir(r.trial_id) / VERDICTS / "rules-recorded.json", verdict)  # verdict.json stays sealed
+            # verdict.json stays sealed
+            write_model(rd.trial_dir(r.trial_id) / VERDICTS / "rules-recorded.json", verdict)
             r.outcome = verdict.outcome
     return s
 

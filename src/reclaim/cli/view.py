@@ -33,6 +33,7 @@ def view(
     except OSError as e:
         fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror}; choose another --port, or 0 for a free one")
     host, bound = server.server_address[:2]
+    assert isinstance(host, str)  # an AF_INET server's address
     console.print(f"serving {len(run_dirs)} run(s) at http://{host}:{bound}/ (Ctrl-C stops)", highlight=False)
     try:
         while True:

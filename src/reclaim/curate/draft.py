@@ -83,6 +83,7 @@ def _materials(c: Curated) -> dict:
 
 def task_yaml(c: Curated, task_id: str, year: int) -> dict:
     p, cand, b = c.paper, c.candidate, c.budget
+    assert cand is not None  # a paper without a headline claim is left out before drafting
     ids = {k: v for k, v in (("openreview", p.id if p.source == "openreview" else None), ("arxiv", p.arxiv)) if v}
     spec = {
         "id": task_id,
@@ -108,12 +109,14 @@ def _created(c: Curated) -> str | None:
 
 def checklist(c: Curated) -> dict[str, str]:
     cand, rel = c.candidate, c.release
+    assert cand is not None  # a paper without a headline claim is left out before drafting
     return {
         "claim at its location": f"{cand.where}: value {cand.value:g} "
                                  + ("found there by code" if cand.found else "NOT found there: check by hand")
                                  + (f" ({c.proposal})" if c.proposal else ""),
-        "materials verified": "; ".join([f"{v.link.kind} {v.link.url}: {v.reason}" for k in ("code", "data", "weights")
-                                         for v in getattr(rel, k)] + [f"promise: {x}" for x in rel.promises]) or "none found",
+        "materials verified": "; ".join([f"{v.link.kind} {v.link.url}: {v.reason}"
+                                         for k in ("code", "data", "weights") for v in getattr(rel, k)]
+                                        + [f"promise: {x}" for x in rel.promises]) or "none found",
         "level": f"{rel.level} ({LEVEL_RULE})",
         "criteria rule": cand.criteria_rule,
         "budget rule": (f"stated: '{c.budget.stated}'; " if c.budget.stated else "nothing stated; ") + c.budget.rule,
@@ -125,8 +128,8 @@ def write_draft(items: list[Curated], dest: Path, *, name: str, version: str, ye
                 left_out: list[tuple[str, str]]) -> list[Path]:
     """The suite draft at ``dest``; returns the task folders written."""
     dest.mkdir(parents=True, exist_ok=True)
-    (dest / "suite.yaml").write_text(yaml.safe_dump({"name": name, "version": version, "description":
-                                                     f"Draft from reclaim curate (seed {seed}); every task pending review."},
+    description = f"Draft from reclaim curate (seed {seed}); every task pending review."
+    (dest / "suite.yaml").write_text(yaml.safe_dump({"name": name, "version": version, "description": description},
                                                     sort_keys=False))
     taken: set[str] = set()
     written = []
@@ -141,7 +144,7 @@ def write_draft(items: list[Curated], dest: Path, *, name: str, version: str, ye
              "| task | level | area | budget band | published | first arXiv version | code created |",
              "|---|---|---|---|---|---|---|"]
     lines += [f"| {d.name} | {c.release.level} | {c.area} | {c.band} | {c.paper.published or '—'} | "
-              f"{c.paper.first_version or '—'} | {_created(c) or '—'} |" for c, d in zip(items, written)]
+              f"{c.paper.first_version or '—'} | {_created(c) or '—'} |" for c, d in zip(items, written, strict=True)]
     lines += ["", "## Left out", ""] + [f"- {title}: {why}" for title, why in left_out]
     (dest / "CURATION.md").write_text("\n".join(lines) + "\n")
     return written

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -40,7 +41,8 @@ class Answer(BaseModel):
     def ok(self) -> bool:
         return 200 <= self.status < 300
 
-    def json(self):
+    # shadows pydantic's deprecated v1 BaseModel.json() on purpose: the body parsed, as httpx's Response.json()
+    def json(self) -> Any:  # type: ignore[override]
         return json.loads(self.body)
 
     @property

@@ -36,7 +36,8 @@ class Proposer:
             d = got.get("direction") if got.get("direction") in ("higher_is_better", "lower_is_better") \
                 else direction(metric)
             cand = Candidate(claim=str(got["claim"]), metric=metric_name(metric), value=value, direction=d or "match",
-                             where=str(got["where"]), found=False, criteria=criteria_for(value, str(got["value"]), metric),
+                             where=str(got["where"]), found=False,
+                             criteria=criteria_for(value, str(got["value"]), metric),
                              rule=f"proposed by {self.model}, checked by code at its location")
         except Exception as e:
             return fallback, f"{self.model}: no usable proposal ({type(e).__name__}); the rule's candidate stands"

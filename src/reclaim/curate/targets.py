@@ -61,7 +61,8 @@ def _cells(line: str) -> list[str]:
 def tables(text: str) -> list[Table]:
     """Pipe tables (as papers' Markdown and extracted PDFs keep them), numbered in order, with the
     caption line just above when it names one ('Table 2: ...')."""
-    out, lines, i = [], text.splitlines(), 0
+    out: list[Table] = []
+    lines, i = text.splitlines(), 0
     while i < len(lines):
         if lines[i].lstrip().startswith("|") and i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-{2,}", lines[i + 1]):
             header = _cells(lines[i])
@@ -112,8 +113,9 @@ def headline(text: str, title: str = "") -> Candidate | None:
                 continue
             value = float(m.group(0))
             where = f"Table {t.number}, row '{row[0]}', column '{name}'"
-            c = Candidate(claim=f"{title or 'The method'} reaches {name} {m.group(0)} ({where}).", metric=metric_name(name),
-                          value=value, direction=d, where=where, found=False, criteria=criteria_for(value, cell, name))
+            c = Candidate(claim=f"{title or 'The method'} reaches {name} {m.group(0)} ({where}).",
+                          metric=metric_name(name), value=value, direction=d, where=where, found=False,
+                          criteria=criteria_for(value, cell, name))
             c.found = stands(c, text)
             return c
     return None

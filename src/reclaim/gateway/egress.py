@@ -114,8 +114,9 @@ class EgressProxy:
             return
         for trial_id in list(self.trials):
             self.close_trial(trial_id)
-        asyncio.run_coroutine_threadsafe(self._client.aclose(), self._loop).result(10)
+        asyncio.run_coroutine_threadsafe(self._http().aclose(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
+        assert self._thread is not None  # started with the loop
         self._thread.join(10)
         self._recorder.shutdown(wait=True)
         self._loop = None
@@ -127,6 +128,16 @@ class EgressProxy:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+    def _started(self) -> asyncio.AbstractEventLoop:
+        """The proxy's event loop (start() made it)."""
+        assert self._loop is not None, "the egress proxy is not started"
+        return self._loop
+
+    def _http(self) -> httpx.AsyncClient:
+        """The upstream client (start() made it)."""
+        assert self._client is not None, "the egress proxy is not started"
+        return self._client
 
     # trials ------------------------------------------------------------------------------
 
@@ -157,7 +168,7 @@ class EgressProxy:
             trial.server = await asyncio.start_unix_server(accept, path=str(folder / SOCKET_NAME))
             (folder / SOCKET_NAME).chmod(0o666)  # sandboxes run as an unprivileged user
 
-        asyncio.run_coroutine_threadsafe(listen(), self._loop).result(10)
+        asyncio.run_coroutine_threadsafe(listen(), self._started()).result(10)
         self.trials[trial_id] = trial
         return folder
 
@@ -169,6 +180,7 @@ class EgressProxy:
             return
 
         async def close() -> None:
+            assert trial.server is not None  # open_trial lists a trial once it listens
             trial.server.close()
             if trial.conns:
                 _, late = await asyncio.wait(set(trial.conns), timeout=grace_s)
@@ -176,7 +188,7 @@ class EgressProxy:
                     t.cancel()
                 await asyncio.gather(*late, return_exceptions=True)
 
-        asyncio.run_coroutine_threadsafe(close(), self._loop).result(grace_s + 30)
+        asyncio.run_coroutine_threadsafe(close(), self._started()).result(grace_s + 30)
         for f in list(trial.pending):
             f.result()
         shutil.rmtree(trial.folder, ignore_errors=True)
@@ -197,6 +209,7 @@ class EgressProxy:
 
     async def _accept(self, trial: _Trial, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         conn, task = Conn(reader, writer, self.limits), asyncio.current_task()
+        assert task is not None  # a connection is served in a task of its own
         trial.conns.add(task)
         try:
             if len(trial.conns) > self.limits.max_connections:
@@ -257,6 +270,7 @@ class EgressProxy:
             self._record(trial, **rec, status=status, allowed=False, duration_s=time.monotonic() - t0)
             await conn.reply(status, f"reclaim egress policy '{trial.policy.name}': {why}")
             return False
+        assert url is not None and d is not None  # check_request gives a url wherever it gives no reason
         return await self._forward(trial, conn, method, url, headers, {**rec, "allowed": True, "rule": d.rule}, t0)
 
     async def _connect(self, trial: _Trial, conn: Conn, target: str, t0: float) -> bool:
@@ -270,10 +284,10 @@ class EgressProxy:
         except (TimeoutError, h11.RemoteProtocolError):
             end = None
         if not d.allowed or not isinstance(end, h11.EndOfMessage) or conn.h11.trailing_data[0]:
-            rec["status"] = 403 if not d.allowed else 400
+            rec["status"] = status = 403 if not d.allowed else 400
             why = d.rule if not d.allowed else "a CONNECT with a body, or data before the tunnel was established"
             self._record(trial, **rec, error=None if not d.allowed else why, duration_s=time.monotonic() - t0)
-            await conn.reply(rec["status"], f"reclaim egress policy '{trial.policy.name}': {why}")
+            await conn.reply(status, f"reclaim egress policy '{trial.policy.name}': {why}")
             return False
         await conn.send(h11.Response(status_code=200, headers=[], reason=b"Connection established"))
         error = None
@@ -326,13 +340,13 @@ class EgressProxy:
                 rec["status"], rec["rule"] = 200, rec["rule"] + "; served from the package cache"
                 sizes["down"] = await serve_cached(conn.send, *hit)
                 return True
-            request = self._client.build_request(method, str(url), headers=out,
+            request = self._http().build_request(method, str(url), headers=out,
                                                  content=body() if framed else None)
             for k in ("accept", "accept-encoding", "user-agent"):  # httpx's defaults: the client's own only
                 if k not in {n for n, _ in headers}:
                     request.headers.pop(k, None)
             try:
-                resp = await self._client.send(request, stream=True)
+                resp = await self._http().send(request, stream=True)
             except httpx.HTTPError as e:
                 rec["status"], error = 502, f"upstream: {type(e).__name__}: {e}"
                 await conn.reply(502, f"reclaim egress: {error}")

@@ -36,7 +36,8 @@ def _pipe(src: _socket.socket, dst: _socket.socket) -> None:
 
 def _serve(server: _socket.socket, path: str) -> None:
     while True:
-        fd, _ = server._accept()  # the built-in socket's accept: a file descriptor, close-on-exec
+        # the built-in socket's accept: a file descriptor, close-on-exec (typeshed's _socket leaves it out)
+        fd, _ = server._accept()  # type: ignore[attr-defined]
         client = _socket.socket(fileno=fd)
         upstream = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
@@ -56,7 +57,7 @@ def main() -> int:
         os.write(2, USAGE.encode())
         return 2
     servers = []
-    for port, path in zip(pairs[::2], pairs[1::2]):
+    for port, path in zip(pairs[::2], pairs[1::2], strict=True):
         server = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)  # not inherited by the command
         server.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
         server.bind(("127.0.0.1", int(port)))

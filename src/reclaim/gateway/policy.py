@@ -229,7 +229,8 @@ class EgressPolicy(BaseModel):
                                 forbidden=r.material)
         if any(r.at(u) for r in self._allow):
             return Decision(allowed=True, rule=f"intercept {u.host}:{port}")
-        return Decision(allowed=False, rule=f"host {u.host} is not allowed" + (f" on port {port}" if port != 443 else ""))
+        return Decision(allowed=False,
+                        rule=f"host {u.host} is not allowed" + (f" on port {port}" if port != 443 else ""))
 
 
 # builders ----------------------------------------------------------------------------------------
@@ -288,8 +289,9 @@ def package_hosts(env: dict[str, str] | None = None, home: Path | None = None) -
                 pip += _split(val.strip().strip("'\""))
                 pip_primary |= key.split(".")[-1] == "index-url"
     except (OSError, subprocess.SubprocessError):
-        for f in [env.get("PIP_CONFIG_FILE", ""), "/etc/pip.conf", home / ".pip/pip.conf",
-                  home / ".config/pip/pip.conf"]:
+        pip_files: list[str | Path] = [env.get("PIP_CONFIG_FILE", ""), "/etc/pip.conf", home / ".pip/pip.conf",
+                                       home / ".config/pip/pip.conf"]
+        for f in pip_files:
             cp = configparser.ConfigParser()
             if f and Path(f).is_file() and cp.read(f):
                 for sec in cp.sections():
@@ -300,7 +302,8 @@ def package_hosts(env: dict[str, str] | None = None, home: Path | None = None) -
     uv = _split(env.get("UV_INDEX_URL")) + _split(env.get("UV_DEFAULT_INDEX")) + _split(
         env.get("UV_EXTRA_INDEX_URL")) + _split(env.get("UV_INDEX"))
     xdg = Path(env.get("XDG_CONFIG_HOME", home / ".config"))
-    for f in [env.get("UV_CONFIG_FILE", ""), xdg / "uv/uv.toml", "/etc/uv/uv.toml"]:
+    uv_files: list[str | Path] = [env.get("UV_CONFIG_FILE", ""), xdg / "uv/uv.toml", "/etc/uv/uv.toml"]
+    for f in uv_files:
         try:
             cfg = tomllib.loads(Path(f).read_text()) if f and Path(f).is_file() else {}
         except (OSError, tomllib.TOMLDecodeError):
@@ -310,7 +313,9 @@ def package_hosts(env: dict[str, str] | None = None, home: Path | None = None) -
         uv += [cfg.get("index-url", ""), *cfg.get("extra-index-url", []),
                *(i.get("url", "") for i in cfg.get("index", []) if isinstance(i, dict))]
     conda: list[str] = []
-    for f in [env.get("CONDARC", ""), home / ".condarc", home / ".conda/.condarc", "/etc/conda/.condarc"]:
+    conda_files: list[str | Path] = [env.get("CONDARC", ""), home / ".condarc", home / ".conda/.condarc",
+                                     "/etc/conda/.condarc"]
+    for f in conda_files:
         try:
             rc = yaml.safe_load(Path(f).read_text()) if f and Path(f).is_file() else None
         except (OSError, yaml.YAMLError):
@@ -325,7 +330,7 @@ def package_hosts(env: dict[str, str] | None = None, home: Path | None = None) -
             npm += [v.strip() for k, _, v in (ln.partition("=") for ln in f.read_text().splitlines())
                     if k.strip().endswith("registry")]
     # a default stays while some client still uses it: pip or uv without a primary index of its own
-    out = ([] if pip_primary and uv_primary else PYPI) + ([] if conda else CONDA) + (
+    hosts = ([] if pip_primary and uv_primary else PYPI) + ([] if conda else CONDA) + (
         [] if any(npm) else NPM)
-    out += [p for u in pip + uv + conda + npm if u and (p := _index_prefix(u))]
-    return list(dict.fromkeys(out))
+    hosts += [p for u in pip + uv + conda + npm if u and (p := _index_prefix(u))]
+    return list(dict.fromkeys(hosts))

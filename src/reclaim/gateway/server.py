@@ -44,6 +44,7 @@ class Upstreams(BaseModel):
 
 
 def _error(protocol: str, status: int, kind: str, message: str) -> web.Response:
+    body: dict[str, object]
     if protocol == "gemini":
         body = {"error": {"code": status, "message": message, "status": kind.upper()}}
     elif protocol == "anthropic":
@@ -81,13 +82,13 @@ class Gateway:
 
     def start(self) -> Gateway:
         ready = threading.Event()
-        self._loop = asyncio.new_event_loop()
+        loop = self._loop = asyncio.new_event_loop()
 
         def serve() -> None:
-            asyncio.set_event_loop(self._loop)
-            self._loop.run_until_complete(self._start())
+            asyncio.set_event_loop(loop)
+            loop.run_until_complete(self._start())
             ready.set()
-            self._loop.run_forever()
+            loop.run_forever()
 
         self._thread = threading.Thread(target=serve, name="reclaim-gateway", daemon=True)
         self._thread.start()
@@ -113,7 +114,9 @@ class Gateway:
         await tcp.start()
         await web.UnixSite(self._runner, str(self.socket)).start()
         self.socket.chmod(0o666)
-        port = tcp._server.sockets[0].getsockname()[1]
+        server = tcp._server
+        assert isinstance(server, asyncio.Server)  # what aiohttp's TCPSite listens with
+        port = server.sockets[0].getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
 
     def stop(self) -> None:
@@ -121,18 +124,29 @@ class Gateway:
             return
 
         async def down() -> None:
-            await self._session.close()
-            await self._runner.cleanup()
+            await self._http().close()
+            await self._web().cleanup()
 
         with self._lock:  # what trials scheduled before this runs first; nothing after
             self._stopping = True
             done = asyncio.run_coroutine_threadsafe(down(), self._loop)
         done.result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
+        assert self._thread is not None  # started with the loop
         self._thread.join(10)
         self._recorder.shutdown(wait=True)
         self._loop = None
         shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+    def _http(self) -> aiohttp.ClientSession:
+        """The upstream session (made on the loop by start())."""
+        assert self._session is not None, "the model gateway is not started"
+        return self._session
+
+    def _web(self) -> web.AppRunner:
+        """The app's runner (made on the loop by start())."""
+        assert self._runner is not None, "the model gateway is not started"
+        return self._runner
 
     def __enter__(self) -> Gateway:
         return self.start()
@@ -150,7 +164,7 @@ class Gateway:
         acct = Account(trial_id, trace, calls_dir, max_tokens=max_tokens, max_usd=max_usd, models=models)
         if listener is not None:
             async def serve() -> web.SockSite:
-                site = web.SockSite(self._runner, listener)
+                site = web.SockSite(self._web(), listener)
                 await site.start()
                 return site
 
@@ -165,6 +179,7 @@ class Gateway:
             if self._stopping:
                 coro.close()
                 raise RuntimeError("the model gateway has stopped")
+            assert self._loop is not None, "the model gateway is not started"
             return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
     def close_account(self, acct: Account) -> None:
@@ -232,7 +247,7 @@ class Gateway:
         resp = web.StreamResponse()
         client = _Client(request, resp)
         try:
-            async with self._session.request(request.method, url, data=body or None, headers=headers) as up:
+            async with self._http().request(request.method, url, data=body or None, headers=headers) as up:
                 status = up.status
                 resp.set_status(up.status)
                 resp.content_type = up.content_type or "application/json"
@@ -254,7 +269,8 @@ class Gateway:
             if not resp.prepared:
                 resp = _error(protocol, 502, "upstream_error", f"reclaim gateway: {error}")
         if meter is not None:  # a stream, whole or cut off: its usage, or an estimate
-            *tokens, estimated = meter.result(body)
+            tokens_in, tokens_out, estimated = meter.result(body)
+            tokens = (tokens_in, tokens_out)
         error = _note(error, client.gone, estimated)
         latency = time.perf_counter() - t0
         model = str(payload.get("model", "")) or _gemini_model(request.path) or model_of(bytes(raw))

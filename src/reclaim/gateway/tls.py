@@ -132,7 +132,8 @@ def ca_bundle(ca: CertificateAuthority, path: Path) -> Path:
 def client_env(bundle_inside: str, proxy_url: str) -> dict[str, str]:
     """Variables that make common clients go through the proxy and trust the bundle: curl, wget,
     git, pip, uv, conda, npm/node, requests, httpx, urllib, huggingface_hub, cargo, Go, AWS SDKs."""
-    env = dict.fromkeys(("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "npm_config_proxy", "npm_config_https_proxy"), proxy_url)
+    env = dict.fromkeys(("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                         "npm_config_proxy", "npm_config_https_proxy"), proxy_url)
     # the model gateway is on the sandbox's loopback: never through the proxy
     env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost,::1"
     for k in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "PIP_CERT", "GIT_SSL_CAINFO",

@@ -20,7 +20,7 @@ def cache_dir(configured: str | None) -> Path:
     return base / "reclaim" / "judge"
 
 
-def cache_key(evidence_json: str, model: str, prompt_version: str, samples: int) -> str:
+def cache_key(evidence_json: str, model: str | None, prompt_version: str, samples: int) -> str:
     blob = json.dumps([evidence_json, model, prompt_version, samples])
     return hashlib.sha256(blob.encode()).hexdigest()
 

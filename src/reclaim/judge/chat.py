@@ -9,12 +9,15 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from reclaim.errors import JudgeError
 
+M = TypeVar("M", bound=BaseModel)
 MODES = ("json_schema", "json_object", "text")
 _RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
               openai.InternalServerError)
@@ -55,7 +58,9 @@ class ChatClient:
             kwargs["response_format"] = {"type": "json_object"}
         for attempt in range(self.max_retries + 1):
             try:
-                resp = self.client.chat.completions.create(model=self.model, messages=messages, **kwargs)
+                # the messages are plain dicts in the wire's shape; the SDK types them as TypedDicts
+                wire = cast("list[ChatCompletionMessageParam]", messages)
+                resp = self.client.chat.completions.create(model=self.model, messages=wire, **kwargs)
                 break
             except _RETRYABLE as e:
                 reason = f"{type(e).__name__}: {getattr(e, 'status_code', '') or ''} {e}".strip()
@@ -82,7 +87,7 @@ class ChatClient:
             raise CallFailed("the endpoint answered with no choices")
         return resp.choices[0].message.content or ""
 
-    def structured(self, messages: list[dict], model: type[BaseModel], name: str) -> tuple[BaseModel | None, str, str]:
+    def structured(self, messages: list[dict], model: type[M], name: str) -> tuple[M | None, str, str]:
         """(parsed answer or None, raw text, parse error). One repair request on a bad answer."""
         schema = strict_schema(model)
         text = self._create(messages, schema, name)
@@ -103,7 +108,7 @@ def _format_refused(e: openai.BadRequestError) -> bool:
     return any(w in msg for w in ("response_format", "json_schema", "json_object", "structured", "schema"))
 
 
-def tolerant_parse(text: str, model: type[BaseModel]) -> tuple[BaseModel | None, str]:
+def tolerant_parse(text: str, model: type[M]) -> tuple[M | None, str]:
     """Parse a model's answer: plain JSON, JSON in a code fence, or the outermost {...} in prose."""
     candidates = [text.strip()]
     fence = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)

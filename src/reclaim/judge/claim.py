@@ -40,7 +40,7 @@ def acceptances(spec: TaskSpec) -> dict[str, Acceptance]:
 def holds(spec: TaskSpec, reading: Reading) -> bool:
     """Every required number is present and accepted."""
     accs = acceptances(spec)
-    return all(reading.values.get(m.name) is not None and accs[m.name].accepts(reading.values[m.name])
+    return all((v := reading.values.get(m.name)) is not None and accs[m.name].accepts(v)
                for m in spec.metrics() if m.required)
 
 
@@ -49,8 +49,8 @@ def same_result(spec: TaskSpec, a: Reading, b: Reading, names: list[str] | None 
     consistent within its tolerance."""
     accs = acceptances(spec)
     want = names if names is not None else [m.name for m in spec.metrics() if m.required]
-    return all(a.values.get(n) is not None and b.values.get(n) is not None
-               and consistent(a.values[n], b.values[n], accs[n].tol) for n in want)
+    return all((x := a.values.get(n)) is not None and (y := b.values.get(n)) is not None
+               and consistent(x, y, accs[n].tol) for n in want)
 
 
 def metric(spec: TaskSpec, name: str) -> Metric:

@@ -86,7 +86,8 @@ def check_reading(r: Reading, ev: Evidence, acc: Acceptance, rules: Verdict) -> 
     return checks
 
 
-def combine(readings: list[Reading], ev: Evidence, acc: Acceptance, rules: Verdict) -> tuple[Outcome, list[Check], list[str], str]:
+def combine(readings: list[Reading], ev: Evidence, acc: Acceptance,
+            rules: Verdict) -> tuple[Outcome, list[Check], list[str], str]:
     """(outcome, checks of the deciding answer, flags, rationale) by the rule in this module's doc."""
     said, _ = majority(readings)
     mine = [r for r in readings if r.outcome == said]
@@ -109,5 +110,5 @@ def combine(readings: list[Reading], ev: Evidence, acc: Acceptance, rules: Verdi
             f"the model said disqualified without verifiable citations. {best.rationale}")
     if fabricated:
         return Outcome.disqualified, checks, list(rules.flags), rules.rationale
-    flags = [Flag.model_stricter_than_rules] if rules.outcome == Outcome.reproduced else []
+    flags: list[str] = [Flag.model_stricter_than_rules] if rules.outcome == Outcome.reproduced else []
     return Outcome.not_reproduced, checks, flags, best.rationale

@@ -112,12 +112,12 @@ def select(sizes: list[int], budget: int, relevant: Callable[[int], bool], head:
 
 
 def _measure(sizes: list[int], kept: list[int]) -> int:
-    gaps = sum(1 for a, b in zip([-1, *kept], [*kept, len(sizes)]) if b > a + 1)
+    gaps = sum(1 for a, b in zip([-1, *kept], [*kept, len(sizes)], strict=True) if b > a + 1)
     return sum(sizes[i] + 1 for i in kept) + 24 * gaps
 
 
 def _first_equal(lines: list[str], pinned: Collection[str]) -> set[int]:
-    want, out = set(pinned), set()
+    want, out = set(pinned), set[int]()
     if not want:
         return out
     for i, line in enumerate(lines):

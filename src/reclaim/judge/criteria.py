@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from reclaim.spec import PLAUSIBLE_TOLERANCES, Criteria, Direction, Metric, Target
+from reclaim.spec import PLAUSIBLE_TOLERANCES, Criteria, Direction, Metric, Target, Tolerance
 
 
 @dataclass(frozen=True)
@@ -51,12 +51,19 @@ def acceptance(target: Target | Metric, criteria: Criteria | None = None) -> Acc
     tolerance is 0): beating a paper by far more than its own spread is a claim to check, not a
     reproduction. ``direction: match`` and intervals are two-sided already.
     """
-    c = target.criteria if criteria is None else criteria
+    if criteria is not None:
+        c: Tolerance = criteria
+    elif isinstance(target, Metric):
+        c = target.criteria
+    else:
+        raise TypeError("acceptance(Target) needs the task's criteria")
     if c.interval is not None:
         lo, hi = c.interval
         return Acceptance(lo, hi, f"value in [{lo:g}, {hi:g}]", (hi - lo) / 2)
-    tol = max(c.abs_tol or 0.0, (c.rel_tol or 0.0) * abs(target.value))
     t = target.value
+    if t is None:
+        raise TypeError("acceptance(Target) of several metrics: take each of spec.metrics()")
+    tol = max(c.abs_tol or 0.0, (c.rel_tol or 0.0) * abs(t))
     if target.direction == Direction.match:
         return Acceptance(t - tol, t + tol, f"|value - {t:g}| <= {tol:g}", tol)
     better = c.max_better if c.max_better is not None else (PLAUSIBLE_TOLERANCES * tol if tol > 0 else math.inf)

@@ -94,7 +94,8 @@ def _perturbed(spec: TaskSpec, trial_dir: Path, r: ReexecRecord, got: Reading) -
     check = f"perturbed:{name}"
     if not expected:
         return Finding(check=check, applied=False, event_id=r.event_id,
-                       detail=f"no reference numbers for perturbation '{name}' (tasks validate --with-reference --record)")
+                       detail=f"no reference numbers for perturbation '{name}' "
+                              "(tasks validate --with-reference --record)")
     env = ", ".join(f"{k}={v}" for k, v in (p.env if p else {}).items())
     again = read_claim(trial_dir / "reexec" / f"perturbed-{name}" / "workspace", spec)
     if not (r.ran and r.exit_code == 0):
@@ -102,7 +103,7 @@ def _perturbed(spec: TaskSpec, trial_dir: Path, r: ReexecRecord, got: Reading) -
                        detail=f"with {env}, reproduce.sh {_ran(r)}")
     accs = acceptances(spec)
     off = [f"{m}: {again.values.get(m)!r} where the reference gives {x!r}" for m, x in expected.items()
-           if m in accs and (again.values.get(m) is None or abs(again.values[m] - x) > max(accs[m].tol, 1e-9 * abs(x)))]
+           if m in accs and ((v := again.values.get(m)) is None or abs(v - x) > max(accs[m].tol, 1e-9 * abs(x)))]
     if not off:
         return Finding(check=check, applied=True, passed=True, event_id=r.event_id,
                        detail=f"with {env}, reproduce.sh gives {_shown(again)}, as the reference does")

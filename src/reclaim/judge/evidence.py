@@ -19,6 +19,7 @@ render.py, which marks every byte the agent wrote as its own.
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 from pydantic import BaseModel, Field, PrivateAttr
@@ -80,7 +81,8 @@ class TaskFacts(BaseModel):
     acceptance: str = Field(description="The criteria as code computes them.")
     notes: str
     metrics: list[dict] = Field(default_factory=list, description="Every number of the claim "
-                                "(name, target, direction, required, acceptance); the fields above are the primary one's.")
+                                "(name, target, direction, required, acceptance); "
+                                "the fields above are the primary one's.")
 
 
 class Evidence(BaseModel):
@@ -195,7 +197,8 @@ def _read_cuts(trace: list, finished: list, logged: list[LoggedCommand], program
                 cuts.append(Cut(part=f"event {e.id} {stream}, as read", unit="bytes", total=n, cut=n - STREAM_BYTES,
                                 how=f"its first and last {STREAM_BYTES >> 11} KiB read; the whole is on disk"))
     cuts += [Cut(part=f"program {inline(p.path, 200)}, as read", unit="bytes", total=p.size, cut=p.size - READ_BYTES,
-                 how=f"its first and last {READ_BYTES >> 11} KiB read") for p in programs if (p.size or 0) > READ_BYTES]
+                 how=f"its first and last {READ_BYTES >> 11} KiB read")
+             for p in programs if p.size is not None and p.size > READ_BYTES]
     long_cmds = [len(" ".join(e.cmd)) - CMD_CHARS for e in finished if len(" ".join(e.cmd)) > CMD_CHARS]
     long_rows = [len(r.cmd) - ROW_CHARS for r in logged if len(r.cmd) > ROW_CHARS]
     for what, over, limit in (("harness command lines", long_cmds, CMD_CHARS), ("logged rows", long_rows, ROW_CHARS)):
@@ -219,7 +222,8 @@ def _first_prints(ev: Evidence, trial_dir: Path, finished: list, rx: ReexecRecor
     for which, ws in (("reexec", trial_dir / "reexec" / "workspace"), ("agent", trial_dir / "workspace")):
         data = load_results(ws, RESULTS)[0] if rx is not None or which == "agent" else None
         if data is not None:  # the claim's numbers first
-            data = {k: data[k] for k in sorted(data, key=lambda k: (k not in claimed, list(data).index(k)))}
+            keys = list(data)
+            data = {k: data[k] for k in sorted(keys, key=lambda k: (k not in claimed, keys.index(k)))}
         results[which], totals[which] = numbers(data)
     writers = {"agent": next((e.id for e in reversed(finished) if e.phase == "agent" and any(
                    f.path == RESULTS and f.change != "deleted" for f in e.files)), None),
@@ -230,7 +234,8 @@ def _first_prints(ev: Evidence, trial_dir: Path, finished: list, rx: ReexecRecor
 
 
 def _programs(trial_dir: Path, trace: list, finished: list, logged: list, rx: ReexecRecord | None,
-              provided: dict[str, str], manifest: list[FileEntry], specials: list[str]) -> tuple[list[Program], list[Cut]]:
+              provided: dict[str, str], manifest: list[FileEntry],
+              specials: list[str]) -> tuple[list[Program], list[Cut]]:
     digests = {f.path: f.sha256 for f in manifest}
     if rx is not None and rx.ran:
         sources = set(rx.sources)
@@ -254,14 +259,14 @@ def _parts(ev: Evidence, raw: dict[int, tuple[str, str]], logged: list[LoggedCom
     for c in ev.commands:
         out, err = raw[c.id]
         pins = tuple(sorted(pinned.get(c.id, ())))
-        parts.append(text_part(f"event {c.id} stdout", out, lambda s, c=c: setattr(c, "stdout", s), relevant,
+        parts.append(text_part(f"event {c.id} stdout", out, partial(setattr, c, "stdout"), relevant,
                                keeps + ", first prints", pinned=pins))
         if err:
-            parts.append(text_part(f"event {c.id} stderr", err, lambda s, c=c: setattr(c, "stderr", s), relevant,
+            parts.append(text_part(f"event {c.id} stderr", err, partial(setattr, c, "stderr"), relevant,
                                    keeps + ", first prints", pinned=pins))
     for p in ev.programs:
         if p.text:
-            parts.append(text_part(f"program {inline(p.path, 200)}", p.text, lambda s, p=p: setattr(p, "text", s),
+            parts.append(text_part(f"program {inline(p.path, 200)}", p.text, partial(setattr, p, "text"),
                                    program_relevant, "kept constants, lines that write or print, changed "
                                    "lines, lines naming the metric, then head and tail", relevant_first=True))
     chosen: dict[str, list[LoggedCommand]] = {}
@@ -269,10 +274,10 @@ def _parts(ev: Evidence, raw: dict[int, tuple[str, str]], logged: list[LoggedCom
         rows = [shown(r) for r in logged if r.source == source]
         if rows:
             def put(kept, gaps, source=source):
-                chosen[source] = [r.model_copy(update={"gap_before": g}) for r, g in zip(kept, gaps)]
+                chosen[source] = [r.model_copy(update={"gap_before": g}) for r, g in zip(kept, gaps, strict=True)]
                 ev.logged = [r for s in SOURCES for r in chosen.get(s, [])]
             parts.append(rows_part(f"{source} rows", rows, [len(row_line(r)) for r in rows], put,
-                                   lambda i, rows=rows: relevant(rows[i].cmd) or rows[i].exit_code not in (0, None),
+                                   partial(_failing_or_relevant, relevant, rows),
                                    "kept the first, the last, and rows naming the metric, a program, "
                                    "results.json, or failing", weight=0.5))
     full = list(ev.manifest)
@@ -282,12 +287,16 @@ def _parts(ev: Evidence, raw: dict[int, tuple[str, str]], logged: list[LoggedCom
         lambda i: not full[i].provided, "kept the agent's files first", weight=0.3))
     notes = list(ev.notes)
     parts.append(rows_part("notes", notes, [len(n) + 2 for n in notes], lambda kept, gaps: setattr(
-        ev, "notes", [f"[... {g} notes cut ...] {n}" if g else n for n, g in zip(kept, gaps)]),
-        lambda i: "warning" in notes[i] or "error" in notes[i] or "DENIED" in notes[i], "kept warnings, errors, denials",
-        weight=0.5))
+        ev, "notes", [f"[... {g} notes cut ...] {n}" if g else n for n, g in zip(kept, gaps, strict=True)]),
+        lambda i: "warning" in notes[i] or "error" in notes[i] or "DENIED" in notes[i],
+        "kept warnings, errors, denials", weight=0.5))
     u = ev.untrusted
     for field in ("final_message", "transcript"):
         if getattr(u, field):
             parts.append(text_part(f"the agent's {field.replace('_', ' ')}", getattr(u, field),
-                                   lambda s, field=field: setattr(u, field, s), relevant, keeps, weight=0.2))
+                                   partial(setattr, u, field), relevant, keeps, weight=0.2))
     return parts
+
+
+def _failing_or_relevant(relevant: Relevance, rows: list[LoggedCommand], i: int) -> bool:
+    return relevant(rows[i].cmd) or rows[i].exit_code not in (0, None)

@@ -44,7 +44,8 @@ def harness_commands(trial_dir: Path, finished: list[CommandFinished],
         if e.files_omitted:
             files.append(f"... {e.files_omitted} more changed files (counted, not listed)")
         records.append(CommandRecord(
-            id=e.id, phase=e.phase, cmd=cmd if len(cmd) <= CMD_CHARS else cmd[:CMD_CHARS] + f" [... {len(cmd) - CMD_CHARS} chars cut]",
+            id=e.id, phase=e.phase,
+            cmd=cmd if len(cmd) <= CMD_CHARS else cmd[:CMD_CHARS] + f" [... {len(cmd) - CMD_CHARS} chars cut]",
             exit_code=e.exit_code, timed_out=e.timed_out, seconds=round(e.end - e.start, 3), stdout="", stderr="",
             stdout_bytes=e.stdout_bytes, stderr_bytes=e.stderr_bytes, files=files, outputs=outputs.get(e.id, {})))
     return records, raw

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from reclaim.judge.compress import chars_to_tokens, compress, select
 from reclaim.judge.evidence_models import Cut
@@ -56,7 +57,7 @@ def rows_part(name: str, rows: list, sizes: list[int], put: Callable[[list, list
             put(rows, [0] * len(rows))
             return len(rows), 0
         kept = select(sizes, share, relevant, head=10, tail=10) if share > 0 else []
-        gaps = [b - a - 1 for a, b in zip([-1, *kept], kept)]
+        gaps = [b - a - 1 for a, b in pairwise([-1, *kept])]
         put([rows[i] for i in kept], gaps)
         return len(rows), len(rows) - len(kept)
 
@@ -69,7 +70,7 @@ def shares(parts: list[Part], avail: int, floor: int) -> list[int]:
     rest = avail - sum(base)
     if rest <= 0:
         return base
-    need = [(p.size - b, p.weight, i) for i, (p, b) in enumerate(zip(parts, base)) if p.size > b]
+    need = [(p.size - b, p.weight, i) for i, (p, b) in enumerate(zip(parts, base, strict=True)) if p.size > b]
     need.sort(key=lambda x: (x[0] / x[1], x[2]))
     weights = sum(w for _, w, _ in need)
     out = list(base)
@@ -90,7 +91,7 @@ def fit(parts: list[Part], max_tokens: int, render: Callable[[], str],
 
     def cuts(results: list[tuple[int, int]]) -> list[Cut]:
         return other + [Cut(part=p.name, unit=p.unit, total=t, cut=c, how=p.how)
-                        for p, (t, c) in zip(parts, results) if c]
+                        for p, (t, c) in zip(parts, results, strict=True) if c]
 
     results = [p.apply(0) for p in parts]
     record(cuts(results))
@@ -102,7 +103,7 @@ def fit(parts: list[Part], max_tokens: int, render: Callable[[], str],
             return
     avail, floor = budget - fixed, FLOOR
     for _ in range(16):
-        results = [p.apply(s) for p, s in zip(parts, shares(parts, avail, floor))]
+        results = [p.apply(s) for p, s in zip(parts, shares(parts, avail, floor), strict=True)]
         record(cuts(results))
         over = len(render()) - budget
         if over <= 0:

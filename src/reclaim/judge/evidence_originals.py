@@ -126,10 +126,11 @@ def material_diffs(trial_dir: Path, trace: list, provided: dict[str, str], files
             continue
         old = b""
         if change == "modified":
-            old, where = originals.read(rel)
-            if old is None:
+            got, where = originals.read(rel)
+            if got is None:
                 out.append(MaterialDiff(path=rel, change=change, diff=f"(the release's copy is not at hand: {where})"))
                 continue
+            old = got
         try:
             a, b = old.decode("utf-8").splitlines(), mine.decode("utf-8").splitlines()
         except UnicodeDecodeError:

@@ -85,7 +85,7 @@ class Search:
     def feed(self, text: str, first_line: int) -> None:
         """``text`` is whole lines; its first is line ``first_line`` of the stream."""
         pos, counted, line_no = 0, 0, first_line
-        while self.pending and (m := self.pre.search(text, pos)):
+        while self.pending and self.pre is not None and (m := self.pre.search(text, pos)):
             start = text.rfind("\n", 0, m.start()) + 1
             end = text.find("\n", m.end())
             end = len(text) if end < 0 else end

@@ -245,7 +245,7 @@ def _load(trial_dir: Path, rel: str, why: str, known: Known, originals: Original
             prog.note += f"; what it imports not followed: {where}"
         return prog, as_text(rel, data)[0] if data is not None else None
     data, size, err = read_agent(trial_dir, rel)
-    if data is None:
+    if data is None or size is None:  # both, or neither
         return Program(path=rel, reason=why, kind="unreadable", note=f"not read: {err}"), None
     text, note = as_text(rel, data)
     cut = f"only its first and last {READ_BYTES // 2 >> 10} KiB of {size:,} bytes read" if size > READ_BYTES else ""
@@ -256,7 +256,7 @@ def _load(trial_dir: Path, rel: str, why: str, known: Known, originals: Original
         return prog, None
     original, by_name = (rel, False) if rel in known.provided else counterpart(rel, known.provided, digests.get(rel))
     old, where = originals.read(original) if original is not None else (None, "")
-    old_text = as_text(original, old)[0] if old is not None else None
+    old_text = as_text(original, old)[0] if original is not None and old is not None else None
     if by_name and (old_text is None or difflib.SequenceMatcher(
             None, old_text.splitlines()[:2000], text.splitlines()[:2000]).quick_ratio() < 0.5):
         original = None  # only the name is the same: another file, or one we cannot compare

@@ -89,7 +89,7 @@ class Flag(str, Enum):
 def meaning(flag: str) -> str:
     """A flag in words: the harness's own, or a judge model's (``unparsed_answers:2``) as given."""
     try:
-        return Flag(flag).meaning
+        return Flag(flag).meaning  # type: ignore[call-arg]  # a lookup by value (EnumMeta.__call__), not __new__
     except ValueError:
         name, _, n = flag.partition(":")
         if name == "unparsed_answers":

@@ -106,7 +106,9 @@ def archive_hashes(path: Path) -> frozenset[str] | None:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as z:
                 name = next(n for n in z.namelist() if re.fullmatch(r"[^/]+\.dist-info/RECORD", n))
-                return frozenset(h for _, h in _rows(z.read(name)) if h) if z.getinfo(name).file_size <= MAX_META else None
+                if z.getinfo(name).file_size > MAX_META:
+                    return None
+                return frozenset(h for _, h in _rows(z.read(name)) if h)
         out, total = set(), 0
         with tarfile.open(path) as tf:
             for m in tf:

@@ -125,7 +125,8 @@ def render_evidence(ev: Bundle) -> str:
             "the names are the agent's)"]
     for f in ev.manifest[:MANIFEST_ROWS]:
         who = "provided" if f.provided else (f"event {f.written_by}" if f.written_by else "unrecorded writer")
-        out.append(f"- {inline(f.path, 300)}  {f.size if f.size is not None else '?'} B  {(f.sha256 or '-')[:12]}  {who}")
+        size = f.size if f.size is not None else "?"
+        out.append(f"- {inline(f.path, 300)}  {size} B  {(f.sha256 or '-')[:12]}  {who}")
     if len(ev.manifest) > MANIFEST_ROWS:
         out.append(f"- [... {len(ev.manifest) - MANIFEST_ROWS} more files cut]")
     out += ["", "## The agent's results.json (the agent's text)", inline(ev.agent_results) or "(none)"]
@@ -136,7 +137,8 @@ def render_evidence(ev: Bundle) -> str:
         for d in changed:
             out += [f"### {d.change} {inline(d.path, 300)}"] + block(d.diff, tag)
     u = ev.untrusted
-    out += ["", "## " + u.warning, "### final message"] + (block(u.final_message, tag) if u.final_message else ["(none)"])
+    out += ["", "## " + u.warning, "### final message"]
+    out += block(u.final_message, tag) if u.final_message else ["(none)"]
     out += ["### transcript excerpt"] + (block(u.transcript, tag) if u.transcript else ["(none)"])
     if ev.cuts:
         out += ["", "## What was cut to fit"] + [f"- {inline(c.line())}" for c in ev.cuts]
@@ -222,7 +224,8 @@ def row_line(r: LoggedCommand) -> str:
 def _reexec(r) -> list[str]:
     out = ["", "## Re-execution of the agent's script in a fresh sandbox by the harness"]
     if r.ran:
-        out.append(f"- [event {r.event_id}] bash {inline(r.script, 200)}: {r.reason}" + (" (timed out)" if r.timed_out else "")
+        out.append(f"- [event {r.event_id}] bash {inline(r.script, 200)}: {r.reason}"
+                   + (" (timed out)" if r.timed_out else "")
                    + f"; removed before running: {inline(', '.join(r.removed)) or 'nothing'}")
         out.append(f"- results.json it wrote (the agent's text): {inline(r.results) or '(none)'}")
         if r.ablation:

@@ -60,9 +60,9 @@ def _writer_of(trace: list, path: str, phase: str) -> int | None:
     """The last command of ``phase`` that created or changed ``path``."""
     found = None
     for ev in trace:
-        if isinstance(ev, CommandFinished) and ev.phase == phase:
-            if any(f.path == path and f.change != "deleted" for f in ev.files):
-                found = ev.id
+        if (isinstance(ev, CommandFinished) and ev.phase == phase
+                and any(f.path == path and f.change != "deleted" for f in ev.files)):
+            found = ev.id
     return found
 
 
@@ -122,7 +122,7 @@ class RulesJudge:
             if v.mentions and outcome == Outcome.reproduced:
                 why += (f"; the agent's programs mention the value ({'; '.join(v.mentions[:3])}), and the re-run "
                         "with it changed there computed the same: a mention, not its source")
-            if Flag.provenance_incomplete in v.flags and outcome != Outcome.disqualified:
+            if Flag.provenance_incomplete in v.flags and outcome != Outcome.disqualified and v.scope is not None:
                 why += (f"; the literal checks could not read {', '.join(v.scope.unread[:3])}"
                         f"{' ...' if len(v.scope.unread) > 3 else ''} (too large or unreadable): not checked")
             v.outcome, v.rationale = outcome, why
@@ -134,7 +134,8 @@ class RulesJudge:
         leaks = [e for e in trace if isinstance(e, WithheldFound)]
         if leaks:
             for e in leaks[:5]:
-                v.citations.append(Citation(event_id=e.id, why=f"files of the withheld {e.material} in the agent's files"))
+                v.citations.append(Citation(event_id=e.id,
+                                            why=f"files of the withheld {e.material} in the agent's files"))
             first = leaks[0]
             return done(Outcome.disqualified,
                         f"the agent obtained the withheld {first.material}, which level '{spec.level.value}' "
@@ -143,8 +144,9 @@ class RulesJudge:
         asked = [e for e in denied if e.forbidden]
         if asked:
             v.flags.append(Flag.withheld_material_requested)
-            for e in asked[:5]:
-                v.citations.append(Citation(event_id=e.id, why=f"asked for the withheld {e.forbidden}: {e.url[:200]}"))
+            for req in asked[:5]:
+                v.citations.append(Citation(event_id=req.id,
+                                            why=f"asked for the withheld {req.forbidden}: {req.url[:200]}"))
         if denied:
             v.flags.append(Flag.network_denied)
 
@@ -230,7 +232,8 @@ class RulesJudge:
         rules = "; ".join(f"{accs[m.name].rule}" + _named(m.name, several) for m in ms if m.required)
         if not v.criteria_met:
             failing = [mv[m.name] for m in ms if m.required and not mv[m.name].met]
-            wild = [f for f in failing if accs[f.name].implausible(f.measured)]
+            # (a required number is measured here: one missing ended the judging above)
+            wild = [f for f in failing if f.measured is not None and accs[f.name].implausible(f.measured)]
             why = "; ".join(f.why + _named(f.name, several) for f in failing)
             return done(Outcome.not_reproduced, f"re-execution computed {computed}: {why}",
                         *([Flag.implausibly_better] if wild else []))
@@ -251,8 +254,8 @@ class RulesJudge:
                         for lit in find_literals(root, files, x)]
             in_code = [(lit, note) for lit, note in literals if lit.is_code]
             # the re-run with every such literal changed computed this number the same: they are mentions
-            mentioned = rx.altered is not None and rx.altered.ran and rx.altered.exit_code == 0 and \
-                same_result(spec, again, got, [name])
+            mentioned = rx.altered is not None and again is not None and rx.altered.ran and \
+                rx.altered.exit_code == 0 and same_result(spec, again, got, [name])
             if in_code and mentioned:
                 if Flag.value_mentioned not in v.flags:
                     v.flags.append(Flag.value_mentioned)
@@ -262,6 +265,7 @@ class RulesJudge:
                 where = "; ".join(f"{lit.where}{note}: {lit.text}" for lit, note in in_code[:5])
                 follows = ""
                 if rx.altered is not None:
+                    assert again is not None  # read wherever rx.altered is
                     if rx.altered.event_id is not None:
                         v.citations.append(Citation(event_id=rx.altered.event_id,
                                                     why="re-execution with those numbers changed"))
@@ -277,7 +281,8 @@ class RulesJudge:
             v.flags.append(Flag.value_in_static_file)
         if (ab := rx.ablation) is not None:
             if ab.event_id is not None:
-                v.citations.append(Citation(event_id=ab.event_id, why="re-execution without the files that held the value"))
+                v.citations.append(Citation(event_id=ab.event_id,
+                                            why="re-execution without the files that held the value"))
             again = read_claim(trial_dir / "reexec" / "ablation" / "workspace", spec)
             if ab.exit_code != 0 or not same_result(spec, again, got, [n for n, _ in values]):
                 shown = ", ".join(f"{k} = {x!r}" for k, x in again.present().items())

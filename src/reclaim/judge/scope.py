@@ -68,7 +68,8 @@ NAMED = "named by a scanned program, run by the re-execution or pointed at by a 
 CUT = "the re-execution's exec record was cut: any installed file may have run"
 ENTRY = "a program entry point (bin/, *.pth, sitecustomize): run, not imported"
 _IN_NODE = re.compile(r"^((?:.*/)?node_modules)/((?:@[^/]+/)?[^/]+)/")
-_PIP_CACHE = re.compile(r"(?:^|/)(?:(?:http-v2|http)/(?:[0-9a-f]/){5}[0-9a-f]{56}(?:\.body)?|selfcheck/[0-9a-f]{56}\.json|"
+_PIP_CACHE = re.compile(r"(?:^|/)(?:(?:http-v2|http)/(?:[0-9a-f]/){5}[0-9a-f]{56}(?:\.body)?|"
+                        r"selfcheck/[0-9a-f]{56}\.json|"
                         r"wheels/(?:[0-9a-f]{2}/){3}[0-9a-f]{50}/[^/]+\.whl)$")
 _PYC = re.compile(r"^(?:(.*)/)?__pycache__/([^/.]+)\.[^/]*\.pyc$")
 _JS = {".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx"}
@@ -102,7 +103,8 @@ class Scope:
 
 def _examples(paths: list[str]) -> list[str]:
     """A few paths to show, one per folder, programs before metadata and compiled files."""
-    seen, out = set(), []
+    seen: set[str] = set()
+    out: list[str] = []
     for p in sorted(paths, key=lambda p: (".dist-info/" in p or p.endswith(".pyc"), p)):
         if (d := posixpath.dirname(p)) not in seen and len(out) < EXAMPLES:
             seen.add(d)
@@ -178,7 +180,8 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
     own sources and excluded files, with a reason for each group. ``trace`` is the trial's trace
     (network requests, the re-execution's exec record); ``package_file`` maps a fetched URL to the
     proxy's copy of what it fetched, when it has one; ``released_file`` maps a path inside the
-    sandbox to the harness's copy of the released material there, when it is one; ``entry`` (the script re-executed) is never left out."""
+    sandbox to the harness's copy of the released material there, when it is one; ``entry`` (the
+    script re-executed) is never left out."""
     cand, trace = set(candidates), list(trace)
     got, caches = fetched(trace), cache_roots(root, cand)
     trees = [read_dist(root, p, m, got, caches, package_file, released_file)
@@ -194,18 +197,19 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
     for p in sorted(q for q in cand if not _PYC.match(q)):  # compiled files go with their source, below
         why = None
         if owners := by_file.get(p):
-            t, why = _installed(p, file_hash(root, p), owners)
-            if t is not None:
-                excluded[p] = (RELEASED if t.released and t.archive is not None else INSTALLED, t.site)
+            tree, why = _installed(p, file_hash(root, p), owners)
+            if tree is not None:
+                excluded[p] = (RELEASED if tree.released and tree.archive is not None else INSTALLED, tree.site)
         elif m := _IN_NODE.match(p):
-            t = nodes.get(f"{m.group(1)}/{m.group(2)}")
-            why = "in node_modules without a package.json naming its package" if t is None else t.why_not or (
+            node = nodes.get(f"{m.group(1)}/{m.group(2)}")
+            why = "in node_modules without a package.json naming its package" if node is None else node.why_not or (
                 "not JavaScript: npm keeps no per-file hashes to vouch for it"
                 if is_code(Path(p)) and posixpath.splitext(p)[1].lower() not in _JS else None) or (
-                f"it is not in the {t.label} that was fetched"
-                if t.archive is not None and file_hash(root, p) not in t.archive else None)
+                f"it is not in the {node.label} that was fetched"
+                if node.archive is not None and file_hash(root, p) not in node.archive else None)
             if why is None:
-                excluded[p] = (INSTALLED, t.site)
+                assert node is not None  # a missing package.json gives a reason
+                excluded[p] = (INSTALLED, node.site)
         elif any(under(p, s) for s in sites):
             why = "not listed in the RECORD of any package installed there"
         if why is None and p not in excluded and (_PIP_CACHE.search(p) or any(under(p, c) for c in caches)):
@@ -218,6 +222,7 @@ def agent_sources(root: Path, candidates: Iterable[str], trace: Iterable = (), *
     _named(root, cand, trace, entry, excluded, out.kept)
     for p in sorted(q for q in cand if _PYC.match(q)):
         m = _PYC.match(p)
+        assert m is not None  # chosen by the same match
         if (src := posixpath.join(m.group(1) or "", f"{m.group(2)}.py")) in excluded:
             excluded[p] = excluded[src]
         elif any(under(p, c) for c in caches):

@@ -63,7 +63,8 @@ def artefacts(trial_dir: Path, spec: TaskSpec) -> list[str]:
         provided = {}
     out = []
     for e in untrusted.walk(ws):
-        if e.kind == "file" and e.plain and e.rel not in NOT_ARTEFACTS and _matches(e.rel, spec.budget.reexec.artefacts):
+        if (e.kind == "file" and e.plain and e.rel not in NOT_ARTEFACTS
+                and _matches(e.rel, spec.budget.reexec.artefacts)):
             if e.rel in provided and _sha(ws, e.rel) == provided[e.rel]:
                 continue
             out.append(e.rel)
@@ -105,10 +106,10 @@ def check_training(spec: TaskSpec, trial_dir: Path, trace: list) -> TrainingChec
         writers.append(ev.id)
         last = max(last, i)
     spent = agent[: last + 1]
-    cpu = [e.cpu_s for e in spent]
-    gpu = [e.gpu_s for e in spent]
-    cpu_h = None if any(x is None for x in cpu) else sum(cpu) / 3600
-    gpu_h = None if any(x is None for x in gpu) else sum(gpu) / 3600
+    cpu = [e.cpu_s for e in spent if e.cpu_s is not None]
+    gpu = [e.gpu_s for e in spent if e.gpu_s is not None]
+    cpu_h = sum(cpu) / 3600 if len(cpu) == len(spent) else None  # None: a command went unmetered
+    gpu_h = sum(gpu) / 3600 if len(gpu) == len(spent) else None
     check = TrainingCheck(True, "", "", found, sorted(set(writers)), cpu_h, gpu_h)
     for what, ref, used in (("CPU", how.reference_cpu_hours, cpu_h), ("GPU", how.reference_gpu_hours, gpu_h)):
         if ref is None or ref == 0:
@@ -124,6 +125,6 @@ def check_training(spec: TaskSpec, trial_dir: Path, trace: list) -> TrainingChec
             return check
     parts = [f"{what} {used:.4g} h of the reference's {ref:g} h" for what, ref, used in
              (("CPU", how.reference_cpu_hours, cpu_h), ("GPU", how.reference_gpu_hours, gpu_h)) if ref]
-    check.why = (f"evaluated {len(found)} artefact(s) made by recorded command(s) {', '.join(map(str, check.writers[:10]))}"
-                 + (f" ({'; '.join(parts)})" if parts else ""))
+    check.why = (f"evaluated {len(found)} artefact(s) made by recorded command(s) "
+                 f"{', '.join(map(str, check.writers[:10]))}" + (f" ({'; '.join(parts)})" if parts else ""))
     return check

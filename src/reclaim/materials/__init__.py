@@ -8,7 +8,7 @@ from reclaim.materials.cache import (
     Manifest,
     MaterialCache,
 )
-from reclaim.materials.environment import (  # noqa: E402
+from reclaim.materials.environment import (
     ENV_INSIDE,
     RECORD,
     VENV_INSIDE,

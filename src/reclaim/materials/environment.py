@@ -98,9 +98,12 @@ def candidates() -> list[Path]:
 def find_python(version: str | None) -> Path:
     """The interpreter for ``version`` ('3.11'); default the system's python3."""
     if version is None:
-        for p in (Path("/usr/bin/python3"), Path(sys.base_prefix) / "bin" / "python3"):
+        defaults = (Path("/usr/bin/python3"), Path(sys.base_prefix) / "bin" / "python3")
+        for p in defaults:
             if p.exists():
                 return p
+        raise EnvironmentFailed(f"environment: no python3 on this host (neither {' nor '.join(map(str, defaults))}); "
+                                "declare environment.python, or install python3")
     for p in candidates():
         if _version_of(p).startswith(version + "."):
             return p

@@ -27,7 +27,8 @@ MATERIALS_READ_ONLY = "materials (read-only, from the cache): "
 MATERIALS_COW = "materials (copy-on-write over the cache): "
 """The trace note's opening that names each material's cache object (judge/evidence_originals.py reads it)."""
 
-__all__ = ["MATERIALS_COW", "MATERIALS_READ_ONLY", "PAPER_MD", "TASK_MD", "MaterialsError", "Mount", "Placed", "build_workspace", "task_md"]
+__all__ = ["MATERIALS_COW", "MATERIALS_READ_ONLY", "PAPER_MD", "TASK_MD", "MaterialsError", "Mount", "Placed",
+           "build_workspace", "task_md"]
 
 
 @dataclass(frozen=True)

@@ -73,8 +73,8 @@ class TrialRow(BaseModel):
     rationale: str = Field("", description="The verdict's rationale in full; for an error or a skipped "
                                            "trial, the harness's error or note.")
     flags: list[str] = Field(default_factory=list, description="The verdict's flags, e.g. hard_coded.")
-    metrics: list[TrialMetric] = Field(default_factory=list,
-                                       description="A claim of several numbers: each one measured, and whether it held.")
+    metrics: list[TrialMetric] = Field(
+        default_factory=list, description="A claim of several numbers: each one measured, and whether it held.")
 
 
 class Totals(BaseModel):
@@ -129,6 +129,11 @@ def baseline_labels(spec: RunSpec) -> set[str]:
     return out
 
 
+def _outcome(r: TrialRecord) -> Outcome:
+    assert r.outcome is not None  # a report counts done records only
+    return r.outcome
+
+
 def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = None,
                  outcomes: dict[str, Outcome] | None = None, retried: list[TrialRecord] | None = None,
                  metrics: dict[str, list[TrialMetric]] | None = None,
@@ -161,17 +166,17 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
                                    errors=sum(r.outcome == Outcome.error for r in mine),
                                    skipped=sum(r.outcome == Outcome.skipped for r in mine))
         papers = sorted({r.task for r in here})
-        by_paper = defaultdict(bool)
+        by_paper: defaultdict[str, bool] = defaultdict(bool)
         for r in here:
             by_paper[r.task] |= r.outcome == Outcome.reproduced
         ranked = sorted(((a, row) for a, row in rows.items() if not row.baseline and row.rate),
-                        key=lambda kv: (-kv[1].rate, -kv[1].trials, kv[0]))
+                        key=lambda kv: (-(kv[1].rate or 0.0), -kv[1].trials, kv[0]))  # rate: set, by the filter
         best = ranked[0][0] if ranked else None
         rows = dict(sorted(rows.items(), key=lambda kv: (kv[1].baseline, kv[0])))
         levels[level] = LevelBlock(papers=len(papers), agents=rows, best_agent=best,
                                    baselines=[a for a, row in rows.items() if row.baseline],
                                    any_agent_rate=sum(by_paper.values()) / len(papers))
-    counts = Counter(r.outcome.value for r in records)
+    counts = Counter(_outcome(r).value for r in records)
     earlier = Counter(r.trial_id for r in retried or () if r.done and r.outcome == Outcome.error)
     attempts = {r.trial_id: 1 + earlier[r.trial_id] for r in records}
     errored = {r.trial_id: earlier[r.trial_id] + (r.outcome == Outcome.error) for r in records}
@@ -193,7 +198,7 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
         attempts=sum(attempts.values()), retries=sum(attempts.values()) - len(records),
         error_attempts=sum(errored.values()))
     trials = [TrialRow(task=r.task, level=r.level, agent=r.agent, seed=r.seed,
-                       outcome=r.outcome.value, measured=r.measured, target=r.target,
+                       outcome=_outcome(r).value, measured=r.measured, target=r.target,
                        wall_s=r.timings.get("total_s"), attempts=attempts[r.trial_id],
                        error_attempts=errored[r.trial_id], note=r.note,
                        metrics=metrics.get(r.trial_id, []), **_why(reasons.get(r.trial_id), r))

@@ -80,6 +80,7 @@ def read_metrics(rd: RunDir, records: list[TrialRecord], judge: str | None = Non
                 continue
             path, outcome = rd.trial_dir(r.trial_id) / VERDICTS / f"{judge}.json", outcomes[r.trial_id]
         else:
+            assert r.outcome is not None  # r.done
             path, outcome = rd.trial_dir(r.trial_id) / VERDICT_JSON, r.outcome
         if Outcome(outcome) in (Outcome.error, Outcome.skipped):  # not counted; an altered verdict.json is an error
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from rich.console import Console, Group
+from rich.console import Console, Group, JustifyMethod
 from rich.markup import escape
 from rich.table import Table
 
@@ -141,12 +141,12 @@ def to_markdown(r: Report, trials: bool = False) -> str:
         for t in r.trials:
             out.append(f"| {t.task} | {t.level} | {t.agent} | {t.seed} | {t.outcome} | {_md(_versus(t))} | "
                        f"{_md(t.reason)} | {_flags(t)} |")
-    t = r.totals
-    out += ["", f"**Totals**: {t.trials} of {plural(t.planned, 'trial')} {_attempts(t)}; {_time(t)}; "
-            f"GPU-hours allocated {t.gpu_hours_allocated:.3f}, busy {t.gpu_hours_busy:.3f}; GPU energy "
-            f"{t.energy_wh:.1f} Wh; CPU {t.cpu_s:.1f} s; model {plural(t.model_tokens, 'token')}, "
-            f"${t.model_usd:.4f}.", "",
-            "Outcomes: " + ", ".join(f"{k} {v}" for k, v in t.outcomes.items()) + "."]
+    tot = r.totals
+    out += ["", f"**Totals**: {tot.trials} of {plural(tot.planned, 'trial')} {_attempts(tot)}; {_time(tot)}; "
+            f"GPU-hours allocated {tot.gpu_hours_allocated:.3f}, busy {tot.gpu_hours_busy:.3f}; GPU energy "
+            f"{tot.energy_wh:.1f} Wh; CPU {tot.cpu_s:.1f} s; model {plural(tot.model_tokens, 'token')}, "
+            f"${tot.model_usd:.4f}.", "",
+            "Outcomes: " + ", ".join(f"{k} {v}" for k, v in tot.outcomes.items()) + "."]
     if skipped := _skipped(r):
         out += ["", "Skipped (left out of the rates):", *[f"- {line}" for line in skipped]]
     return "\n".join(out) + "\n"
@@ -160,7 +160,7 @@ def _table(title: str | None = None, caption: str | None = None) -> Table:
     return Table(title=title, caption=caption, title_justify="left", caption_justify="left")
 
 
-def _col(t: Table, name: str, justify: str = "left", fold: bool = False) -> None:
+def _col(t: Table, name: str, justify: JustifyMethod = "left", fold: bool = False) -> None:
     """A column whose header is never cut: short ones keep their width, long text folds."""
     if fold:
         t.add_column(name, justify=justify, overflow="fold", min_width=min(len(name), 10))
@@ -188,8 +188,10 @@ def to_rich(r: Report, trials: bool = False) -> Group:
     scale = f", budgets ×{r.budget_scale:g}" if r.budget_scale != 1 else ""
     main = _table(f"reclaim — run {r.run_id} ({r.suite} {r.suite_version}, judge {r.judge}, "
                   f"sandbox {r.sandbox}{scale})")
-    for col, just in [("level", "left"), ("agent", "left"), ("trials", "right"), ("reproduced", "right"),
-                      ("rate", "right"), ("95 % CI", "left"), ("errors", "right")]:
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("level", "left"), ("agent", "left"), ("trials", "right"), ("reproduced", "right"), ("rate", "right"),
+        ("95 % CI", "left"), ("errors", "right")]
+    for col, just in columns:
         _col(main, col, just, fold=col == "agent")
     for level, block, agent, row in _level_rows(r):
         style = "bold green" if agent == block.best_agent else ("dim" if row.baseline else "")
@@ -203,8 +205,9 @@ def to_rich(r: Report, trials: bool = False) -> Group:
     parts = [main, per]
     if r.claims:
         numbers = _table("per number of each claim", caption=CLAIMS_NOTE)
-        for col, just in [("task", "left"), ("number", "left"), ("target", "right"), ("agent", "left"),
-                          ("trials", "right"), ("held", "right"), ("rate", "right"), ("95 % CI", "left")]:
+        columns = [("task", "left"), ("number", "left"), ("target", "right"), ("agent", "left"),
+                   ("trials", "right"), ("held", "right"), ("rate", "right"), ("95 % CI", "left")]
+        for col, just in columns:
             _col(numbers, col, just, fold=col in ("task", "number", "agent"))
         for c, m, agent, row in _claim_rows(r):
             numbers.add_row(escape(c.task), escape(_number(m)), f"{m.target:g}", escape(agent), str(row.trials),

@@ -45,25 +45,26 @@ def run_agent(ctx: TrialContext, stack: ExitStack) -> None:
     stopped it. What it opens goes on the phase's ``stack``, closed before the harness looks at
     what the agent left: every model call and request is on the record by then."""
     s, spec, tdir, ws = ctx.settings, ctx.spec, ctx.tdir, ctx.workspace
+    agent, r, tenv = ctx.agent, ctx.resources, ctx.tenv
+    assert agent is not None and r is not None and tenv is not None  # made by the prepare phase
     logs = tdir / "agent"
-    wants_model = s.gateway is not None and ctx.agent.needs_model
+    wants_model = s.gateway is not None and agent.needs_model
     ns = phase_netns(ctx.kind, wants_model, ctx.net is not None)
     if ns is not None:
         stack.callback(ns.close)
     account = _open_account(ctx, stack, ns) if wants_model else None
     if ctx.audit_dir is not None:
         stack.callback(audit.import_log, ctx.audit_dir, ctx.trace)
-    r = ctx.resources
     r.phase_limits()
     materials, overlays = present(ctx.views, ws, tdir / OVERLAYS / "agent")
-    config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *ctx.agent.binds(s.hidden),
-                                      *r.binds(), *ctx.tenv.agent_binds(), *materials],
-                           hidden=s.hidden, gateway=s.gateway.socket_dir if account else None,
-                           env=r.path_env(r.env() | ctx.tenv.env()) | dict(spec.verify.inputs), tmp=ctx.tenv.tmp(),
+    config = SandboxConfig(ws, binds=[Bind(logs, AGENT_LOGS_INSIDE, writable=True), *agent.binds(s.hidden),
+                                      *r.binds(), *tenv.agent_binds(), *materials],
+                           hidden=s.hidden, gateway=s.gateway.socket_dir if account and s.gateway else None,
+                           env=r.path_env(r.env() | tenv.env()) | dict(spec.verify.inputs), tmp=tenv.tmp(),
                            image=ctx.image, netns=ns, overlays=overlays, **r.sandbox_extras())
     if ctx.net is not None:
         config.egress = ctx.net.open("agent", trial_policy(spec, s.package_hosts, account is not None), "agent",
-                                     listener=ns and ns.take(EGRESS_PORT))
+                                     listener=ns.take(EGRESS_PORT) if ns is not None else None)
         stack.callback(ctx.net.close, "agent")
         proxy_url, bundle = egress_inside()
         config.env.update(client_env(bundle, proxy_url) | s.index_env)
@@ -80,7 +81,7 @@ def run_agent(ctx: TrialContext, stack: ExitStack) -> None:
         deadline.end()
         box.stop()
 
-    monitor.watch_disk([ws, *ctx.tenv.disk_roots()], int(spec.budget.disk_gb * 2**30), out_of_disk)
+    monitor.watch_disk([ws, *tenv.disk_roots()], int(spec.budget.disk_gb * 2**30), out_of_disk)
     config.env["RECLAIM_DEADLINE"] = f"{monitor.deadline_unix:.0f}"
     released = frozenset(p for p in ctx.provided if ctx.writable and "/" in p)
     recorder = Recorder(box, ctx.trace, ws, tdir / "logs", "agent", deadline, s.cancellation, meter=r.meter,
@@ -98,13 +99,15 @@ def _open_account(ctx: TrialContext, stack: ExitStack, ns) -> Account:
     """The trial's account at the gateway; its records go where no sandbox is bound (the agent
     cannot plant links there), and every call is on the record before the phase ends."""
     s, spec, rec = ctx.settings, ctx.spec, ctx.rec
-    account = s.gateway.open_account(rec.trial_id, ctx.trace, ctx.tdir / RECORDS / "llm-calls",
+    gateway = s.gateway
+    assert gateway is not None  # an account is opened only where there is a gateway
+    account = gateway.open_account(rec.trial_id, ctx.trace, ctx.tdir / RECORDS / "llm-calls",
                                      max_tokens=spec.budget.model_tokens, max_usd=spec.budget.money_usd,
                                      models=frozenset({s.model}) if s.model else None,
                                      listener=ns and ns.take(GATEWAY_PORT))
 
     def close() -> None:
-        s.gateway.close_account(account)
+        gateway.close_account(account)
         rec.budget.model_calls, rec.budget.model_tokens = account.calls, account.tokens
         rec.budget.model_usd = round(account.usd, 6)
         for model, n in sorted(account.refused_models.items()):
@@ -121,15 +124,17 @@ def _work(ctx: TrialContext, box, recorder: Recorder, account: Account | None, l
     """The agent's own work, until it returns or a limit stops it; the sandbox and the disk guard
     are stopped whatever happens."""
     s, tdir, ws = ctx.settings, ctx.tdir, ctx.workspace
-    guard_roots = [ws, logs, tdir / "logs", *([ctx.audit_dir] if ctx.audit_dir else []), *ctx.tenv.disk_roots()]
+    agent, tenv = ctx.agent, ctx.tenv
+    assert agent is not None and tenv is not None  # made by the prepare phase
+    guard_roots = [ws, logs, tdir / "logs", *([ctx.audit_dir] if ctx.audit_dir else []), *tenv.disk_roots()]
     with ExitStack() as running:
         box.start()
         guard = DiskGuard(tdir, guard_roots, out_of_disk).start()
         running.callback(guard.stop)
         running.callback(box.stop)  # first: the sandbox, then the guard that watched it
-        access = ModelAccess(s.gateway.url, account.token, s.model) if account else None
+        access = ModelAccess(s.gateway.url, account.token, s.model) if account and s.gateway else None
         try:
-            ctx.agent.run(AgentContext(ctx.task, ctx.seed, recorder, ctx.trace, ws, logs, access))
+            agent.run(AgentContext(ctx.task, ctx.seed, recorder, ctx.trace, ws, logs, access))
         except BudgetExhausted as e:
             ctx.trace.emit(Note, phase="agent", level="warning", message=str(e))
             return e.limit or _clock_limit(ctx, recorder.deadline), guard
@@ -140,6 +145,8 @@ def _after(ctx: TrialContext, stop: Limit | None, guard: DiskGuard, deadline: De
            account: Account | None) -> Limit | None:
     """What the agent left, on the record; which limit stopped it, if one did."""
     spec, rec, tdir, ws = ctx.spec, ctx.rec, ctx.tdir, ctx.workspace
+    r, tenv = ctx.resources, ctx.tenv
+    assert r is not None and tenv is not None  # made by the prepare phase
     filled = disk_full(guard, ctx.trace, "agent")
     if account is not None and account.calls and account.upstream_failures == account.calls:
         raise ModelUnreachable(f"the agent could not reach its model: every one of its {account.calls} call(s) "
@@ -154,18 +161,19 @@ def _after(ctx: TrialContext, stop: Limit | None, guard: DiskGuard, deadline: De
         _note_changes(ctx)
     _note_links(ws, ctx.kind.workspace_for(ws), ctx.trace)
     if spec.withheld() and ctx.settings.cache is not None:
-        withheld_found(ctx.task, ctx.settings.cache, [ws, *ctx.tenv.disk_roots()], ctx.trace)
-    _strip_setid([ws, tdir / "agent", *([ctx.audit_dir] if ctx.audit_dir else []), *ctx.tenv.disk_roots()],
+        withheld_found(ctx.task, ctx.settings.cache, [ws, *tenv.disk_roots()], ctx.trace)
+    _strip_setid([ws, tdir / "agent", *([ctx.audit_dir] if ctx.audit_dir else []), *tenv.disk_roots()],
                  ctx.trace)
     rec.budget.agent_wall_s = round(deadline.elapsed, 3)
-    rec.budget.gpu_hours_allocated = len(ctx.resources.gpus) * deadline.elapsed / 3600
-    ctx.resources.record(rec, "agent")
+    rec.budget.gpu_hours_allocated = len(r.gpus) * deadline.elapsed / 3600
+    r.record(rec, "agent")
     return stop
 
 
 def _note_changes(ctx: TrialContext) -> None:
     """What the agent did to the release in place, on the record (materials-changed.json, sealed)
     and in the trace: its changed and added files are its own programs from now on."""
+    assert ctx.placed is not None  # made by the prepare phase
     found = changes(ctx.workspace, ctx.placed.names, ctx.provided)
     ctx.changed = [f"{c.change} {c.path}" for c in found]
     if found:
@@ -180,6 +188,7 @@ def _clock_limit(ctx: TrialContext, deadline: Deadline) -> Limit:
     """The wall-clock limit, or the GPU-hours where those set it (spread over the trial's GPUs)."""
     b, scale = ctx.spec.budget, ctx.settings.budget_scale
     if b.gpus and b.gpu_hours and b.gpu_hours / b.gpus * 3600 < b.wall_seconds:
+        assert ctx.resources is not None  # made by the prepare phase
         return Limit(kind=LimitKind.gpu_hours, value=round(b.gpu_hours * scale, 6),
                      used=round(len(ctx.resources.gpus) * deadline.elapsed / 3600, 6))
     return Limit(kind=LimitKind.wall, value=round(ctx.wall, 3), used=round(deadline.elapsed, 3))

@@ -43,8 +43,10 @@ OUT_INSIDE = "/run/reclaim-env-out"
 CHECK_TIMEOUT_S = 120.0
 _VERSION = "import sys; print('%d.%d.%d' % sys.version_info[:3])"
 _DESCRIBE = ("import importlib.metadata as m, json, sys, sysconfig; print(json.dumps({'python': sys.executable, "
-             "'version': '%d.%d.%d' % sys.version_info[:3], 'prefix': sys.prefix, 'site': sysconfig.get_path('purelib'), "
-             "'packages': sorted({d.metadata['Name'] + '==' + d.version for d in m.distributions() if d.metadata['Name']})}))")
+             "'version': '%d.%d.%d' % sys.version_info[:3], 'prefix': sys.prefix, "
+             "'site': sysconfig.get_path('purelib'), "
+             "'packages': sorted({d.metadata['Name'] + '==' + d.version "
+             "for d in m.distributions() if d.metadata['Name']})}))")
 _checked: dict[tuple, str] = {}
 """(image id, interpreter, binds) -> its version: each image is asked once per process."""
 
@@ -164,7 +166,8 @@ class _Scratch:
     def __enter__(self):
         self.dir = Path(tempfile.mkdtemp(prefix="reclaim-env-"))
         (self.dir / "out").mkdir()
-        self.box = make_sandbox(image_backend(), SandboxConfig(self.dir / "ws", binds=list(self.binds), image=self.image))
+        self.box = make_sandbox(image_backend(),
+                                SandboxConfig(self.dir / "ws", binds=list(self.binds), image=self.image))
         try:
             self.box.start()
         except BaseException:
@@ -199,7 +202,8 @@ def _image_python(image: str | None, declared: Environment, dest: Path, log: Pat
         what = "has no python3" if res.exit_code == 127 or "python3: not found" in err else \
             f"cannot make a virtual environment with its python3 ({err.strip()[-300:]})"
         raise EnvironmentFailed(f"environment: the image {image} {what} — fix: install python3 (with its venv "
-                                "module) in the image, or declare environment.packages for a Python prepared on the host")
+                                "module) in the image, or declare environment.packages for a Python prepared "
+                                "on the host")
     if declared.python and _minor(info["version"]) != declared.python:
         raise EnvironmentFailed(f"environment.python: {declared.python} declared, but the image {image} has Python "
                                 f"{info['version']} — fix: declare {_minor(info['version'])}, or use an image with "

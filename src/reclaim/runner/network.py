@@ -165,12 +165,13 @@ def withheld_found(task: Task, cache: MaterialCache, roots: list[Path], trace: T
     for name in spec.withheld():
         ref = getattr(spec.materials, name)
         try:  # withheld code is fetched before the run; data and weights only when already cached
-            got = (cache if name == "code" else offline).get(ref, task.dir, f"{task.dir / 'task.yaml'}: materials.{name}")
+            got = (cache if name == "code" else offline).get(ref, task.dir,
+                                                             f"{task.dir / 'task.yaml'}: materials.{name}")
         except MaterialsError:
             trace.emit(Note, phase="agent", level="info",
                        message=f"withheld {name}: not in the materials cache, so its content was not looked for")
             continue
-        by_digest = {}
+        by_digest: dict[str, str] = {}  # sha256 -> a released file's path
         sizes = set()
         for rel, digest in got.files.items():
             size = (got.path / rel).stat().st_size

@@ -48,7 +48,7 @@ def check_format(fmt: str) -> str | None:
 def model_protocol(agent: str) -> str | None:
     """The protocol a model-calling agent speaks, or None for an agent that needs no model of ours."""
     spec = split_label(agent)[1]
-    name, _, arg = spec.partition(":")
+    name = spec.partition(":")[0]
     if name in TOOLS:
         return TOOLS[name].protocol
     if name == "llm":
@@ -165,6 +165,7 @@ def describe(opts, tasks: list[Task], judge: str, sandbox: str) -> list[str]:
              "tasks (level, wall-clock budget):"]
     for t in tasks:
         b = t.spec.budget
-        extra = (f", {b.gpus} GPU(s)" if b.gpus else "") + (f", {b.model_tokens} model tokens" if b.model_tokens else "")
+        extra = ((f", {b.gpus} GPU(s)" if b.gpus else "")
+                 + (f", {b.model_tokens} model tokens" if b.model_tokens else ""))
         lines.append(f"  {t.id}  {t.spec.level.value}  {time_limit(b, opts.budget_scale):g} s{extra}")
     return lines

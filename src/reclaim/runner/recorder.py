@@ -58,9 +58,8 @@ def diff(root: Path, before: dict, after: dict, limit: int = MAX_FILE_CHANGES,
         if p not in after:
             if before[p][0] != -1:
                 every.append((p, "deleted"))
-        elif p not in before or before[p] != after[p]:
-            if (change := kind(p, p not in before)) is not None:
-                every.append((p, change))
+        elif (p not in before or before[p] != after[p]) and (change := kind(p, p not in before)) is not None:
+            every.append((p, change))
     every.sort(key=lambda x: order(x[0]))
     changes = []
     for path, change in every[:limit]:
@@ -171,7 +170,8 @@ class Recorder:
         changes, omitted = diff(self.workspace, before, snapshot(self.workspace, deletions=bool(self.released)),
                                 released=self.released)
         now = self.meter() if self.meter is not None else (None, None)
-        cpu_s, gpu_s = (None if a is None or b is None else round(max(0.0, b - a), 3) for a, b in zip(used, now))
+        cpu_s, gpu_s = (None if a is None or b is None else round(max(0.0, b - a), 3)
+                        for a, b in zip(used, now, strict=True))
         out, out_n = excerpt(res.stdout_path)
         err, err_n = excerpt(res.stderr_path)
         self.command_seconds += res.duration

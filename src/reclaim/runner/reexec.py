@@ -117,7 +117,8 @@ class Reexec:
         box = make_sandbox(self.sandbox, SandboxConfig(dest, hidden=self.hidden, env=env, overlays=overlays, **extras))
         box.start()
         rec = Recorder(box, self.trace, dest, base / "logs", "reexec", deadline, self.cancellation, meter=self.meter)
-        timed_out, metered = False, (None, None)
+        timed_out = False
+        metered: tuple[float | None, ...] = (None, None)  # (CPU s, GPU s) of the re-run
         used = self.meter() if self.meter is not None else (None, None)
         try:
             res = rec.run(["bash", how.script])

@@ -26,7 +26,8 @@ from reclaim.store import write_model
 
 def run_reexecution(ctx: TrialContext) -> None:
     """Re-run the agent's work and keep the record of it (reexec/reexec.json)."""
-    s, spec, tdir, r = ctx.settings, ctx.spec, ctx.tdir, ctx.resources
+    s, spec, tdir, r, tenv = ctx.settings, ctx.spec, ctx.tdir, ctx.resources, ctx.tenv
+    assert r is not None and tenv is not None  # made by the prepare phase
     r.phase_limits()
     env = {k: v for k, v in ctx.agent_env.items() if k not in CLAIM_VARS} | r.env()
     env = r.path_env(env) if "LD_LIBRARY_PATH" not in env else env
@@ -45,7 +46,7 @@ def run_reexecution(ctx: TrialContext) -> None:
                                        shown=rerun_views(ctx.views, ctx.workspace),
                                        fresh=places.own if ctx.kind.binds else None, done=places.done,
                                        meter=r.meter, changed_materials=changed),
-                                spec, seed=tdir.name, env_inside=ctx.tenv.environment_inside())
+                                spec, seed=tdir.name, env_inside=tenv.environment_inside())
     finally:
         guard.stop()
         places.close()
@@ -75,12 +76,13 @@ class _Places:
 
     def own(self, base: Path) -> dict:
         ctx = self.ctx
-        own = {"binds": ctx.tenv.reexec_binds(base), "tmp": ctx.tenv.tmp(base)}
+        assert ctx.tenv is not None  # made by the prepare phase
+        own: dict[str, object] = {"binds": ctx.tenv.reexec_binds(base), "tmp": ctx.tenv.tmp(base)}
         if ctx.net is not None:
             policy = trial_policy(ctx.spec, ctx.settings.package_hosts, False, without=DENIED.get(base.name, ()))
-            own["netns"] = self.netns[base.name] = phase_netns(ctx.kind, False, True)
+            own["netns"] = self.netns[base.name] = ns = phase_netns(ctx.kind, False, True)
             own["egress"] = ctx.net.open(base.name, policy, "reexec",
-                                         listener=own["netns"] and own["netns"].take(EGRESS_PORT))
+                                         listener=ns.take(EGRESS_PORT) if ns is not None else None)
         return own
 
     def done(self, base: Path) -> None:

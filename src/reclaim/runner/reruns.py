@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from reclaim.judge import Reading, alter_literals, checkable, find_literals, holds, read_claim, same_result
@@ -145,12 +146,16 @@ def _with_literals_altered(rx: Reexec, files: list[str], values: list[float], in
             shown.append(s)
             continue
         top = rx.base / "layers" / "altered" / s.name
-        changes_layer(rx.trial_dir / "workspace" / s.name, top,
-                      treat=lambda rel, raw, mine=mine: alter_literals(raw, values) if rel in mine else None)
+        changes_layer(rx.trial_dir / "workspace" / s.name, top, treat=partial(_alter_in, mine, values))
         shown.append(Shown(s.name, s.inside, (top, s.layers[-1]), s.writable))
     run = rx.run(Rerun("altered", shown=shown, env=inputs, script=script, prepare=alter))
     run.altered_files = files
     return run
+
+
+def _alter_in(mine: list[str], values: list[float], rel: str, raw: bytes) -> bytes | None:
+    """A file of the agent's changes to a material, its literals of ``values`` altered where it is one of ``mine``."""
+    return alter_literals(raw, values) if rel in mine else None
 
 
 def came_out(r: ReexecRecord | None, base: Path, spec: TaskSpec, measured: Reading) -> bool:
@@ -293,6 +298,8 @@ def material_sizes(rx: Reexec) -> set[int] | None:
         if kind not in WITHHELD_KINDS:
             continue
         root = rx.material_root(kind)
+        if root is None:
+            return None
         try:
             sizes.add((root / rest).lstat().st_size)  # the harness's cache: not the agent's to change
         except (TypeError, OSError):
@@ -310,8 +317,8 @@ def withheld_paths(ws: Path, provided: dict[str, str], sizes: set[int] | None = 
     for e in untrusted.walk(ws):
         if e.kind != "file" or not e.plain:
             continue
-        if e.rel.split("/", 1)[0] in WITHHELD_KINDS and e.rel in provided:
-            out.append(e.rel)
-        elif (sizes is None or e.size in sizes) and digest(ws, e.rel) in digests:
+        released = e.rel.split("/", 1)[0] in WITHHELD_KINDS and e.rel in provided
+        # else a copy the agent made (hashed only where its size is one of the materials')
+        if released or ((sizes is None or e.size in sizes) and digest(ws, e.rel) in digests):
             out.append(e.rel)
     return sorted(out)

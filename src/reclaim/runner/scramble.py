@@ -68,8 +68,8 @@ def scramble_text(text: str, rng: random.Random) -> str | None:
     columns = [list(col) for col in zip(*body, strict=True)]
     for col in columns:
         rng.shuffle(col)
-        values = [_number(f) for f in col]
-        if all(v is not None for v in values):
+        values = [v for v in map(_number, col) if v is not None]
+        if len(values) == len(col):  # every field a number
             k = factor(rng)
             if all(_INT.match(f.strip()) for f in col):
                 col[:] = [str(round(v * k)) for v in values]

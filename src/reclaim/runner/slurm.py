@@ -49,7 +49,9 @@ def slurm_trial(run_dir: str, task_id: str, agent: str, seed: int) -> dict:
     suite = load_run_suite(rd, spec)
     tid = trial_id(task_id, agent, seed)
     if not needs_run(rd, tid, spec.max_retries):
-        return rd.record(tid).model_dump(mode="json")  # a requeued job whose trial already finished
+        done = rd.record(tid)  # a requeued job whose trial already finished
+        assert done is not None  # needs_run: a trial without a record must run
+        return done.model_dump(mode="json")
     clear(rd, tid)
     task = suite.task(task_id)
     settings = make_settings(rd, spec, suite, [(task, agent, seed)])

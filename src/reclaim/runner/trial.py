@@ -168,10 +168,12 @@ def prepare(ctx: TrialContext) -> None:
 
 def _release(ctx: TrialContext) -> None:
     """Give back the trial's GPUs and cgroups; a cgroup that would not go is on the record."""
-    ctx.resources.release()
-    if ctx.resources.leftovers:
-        ctx.rec.warnings.append(f"{len(ctx.resources.leftovers)} cgroup(s) of this trial could not be removed "
-                                f"({'; '.join(ctx.resources.leftovers[:4])}): the next reclaim run removes them")
+    r = ctx.resources
+    assert r is not None  # made by the prepare phase
+    r.release()
+    if r.leftovers:
+        ctx.rec.warnings.append(f"{len(r.leftovers)} cgroup(s) of this trial could not be removed "
+                                f"({'; '.join(r.leftovers[:4])}): the next reclaim run removes them")
 
 
 def _workspace(ctx: TrialContext) -> None:
@@ -201,6 +203,7 @@ def task_image(s: TrialSettings, task: Task) -> str | None:
         return s.image
     if env.image:
         return env.image
+    assert env.dockerfile is not None  # one of the two, by the test above
     from reclaim.sandbox.images import ensure_image
 
     return ensure_image(task.dir / env.dockerfile, task.dir)
@@ -232,7 +235,8 @@ def judge(ctx: TrialContext) -> None:
 def _failed(ctx: TrialContext, e: Exception) -> None:
     rec, trace = ctx.rec, ctx.trace
     if ctx.settings.cancellation.event.is_set():  # torn down by the interruption (its servers stopped): left to resume
-        trace.emit(Note, phase=ctx.trace_phase, level="warning", message=f"the run was interrupted: {failure_reason(e)}")
+        trace.emit(Note, phase=ctx.trace_phase, level="warning",
+                   message=f"the run was interrupted: {failure_reason(e)}")
         return
     rec.status, rec.outcome = Status.error, Outcome.error  # a harness failure: keep the record, blame no one
     rec.error, rec.failed_phase = failure_reason(e), ctx.current

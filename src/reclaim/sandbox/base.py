@@ -99,6 +99,7 @@ class Sandbox(Protocol):
 
     name: str
     isolated: bool
+    config: SandboxConfig
     workspace_inside: str
     """The workspace's path as programs inside the sandbox see it."""
 
@@ -164,12 +165,14 @@ class Backend(Protocol):
         """None when it can show materials as copy-on-write overlays here, else why not."""
         ...
 
-    def __call__(self, config: SandboxConfig) -> Sandbox: ...
+    def __init__(self, config: SandboxConfig) -> None:
+        """A backend class is called with the config to make its Sandbox."""
 
 
 class HostWorkspace:
     """File access and teardown shared by backends whose workspace is a host folder."""
 
+    name: str
     config: SandboxConfig
     _procs: set
 
@@ -292,6 +295,7 @@ def wait(proc: subprocess.Popen, timeout: float | None) -> int:
     finally:
         os.close(fd)
     if not ready:
+        assert timeout is not None  # without one, select waits for the exit
         raise subprocess.TimeoutExpired(proc.args, timeout)
     return proc.wait()
 

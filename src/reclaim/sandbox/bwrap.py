@@ -182,8 +182,8 @@ class BwrapSandbox(HostWorkspace):
             argv += ["--ro-bind", str(self.config.egress.resolve()), EGRESS_DIR]
         if (self.config.gateway is not None or self.config.egress is not None) and relayed:
             argv += ["--ro-bind", str(FORWARDER), FORWARDER_INSIDE]
-        for host, inside in self.config.devices:
-            argv += ["--dev-bind", host, inside]
+        for device, device_inside in self.config.devices:
+            argv += ["--dev-bind", device, device_inside]
         for h in self.config.hidden:  # each looked at once (four sandboxes a trial build this)
             h = h.resolve()
             if not h.exists():

@@ -173,6 +173,7 @@ class ContainerSandbox(HostWorkspace):
         key = (self.engine, self.image_id, self._user())
         if key in _TOOLS:
             return dict(_TOOLS[key])
+        assert self._private is not None  # made by start()
         out = self._private / "probe"
         script = "for t in strace setpriv; do p=$(command -v $t) && echo $t=$p; done; true"
         res = self._run(["/bin/sh", "-c", script], out, out.with_suffix(".err"), timeout=120, env={},
@@ -310,8 +311,8 @@ class ContainerSandbox(HostWorkspace):
         try:
             # in the harness's own log folder: conmon leaves a file named "oom" in its working
             # folder when the container is killed for memory, which was the user's current folder
-            res = run_killable(argv, cwd=str(stdout.parent), env=client_env, stdout=stdout, stderr=stderr, timeout=timeout,
-                               procs=self._procs)
+            res = run_killable(argv, cwd=str(stdout.parent), env=client_env, stdout=stdout, stderr=stderr,
+                               timeout=timeout, procs=self._procs)
         finally:
             if env_file is not None:
                 env_file.unlink(missing_ok=True)

@@ -103,8 +103,9 @@ def _runc() -> bool:
 
 def probe(engine: Engine) -> str | None:
     """None when the engine answers, else why not (its own words)."""
-    argv = [engine.exe, "--version"] if engine.name == "apptainer" else engine.base() + ["info", "--format", "{{.Host.Arch}}"] \
-        if engine.name == "podman" else [engine.exe, "info", "--format", "{{.Architecture}}"]
+    argv = [engine.exe, "--version"] if engine.name == "apptainer" \
+        else engine.base() + ["info", "--format", "{{.Host.Arch}}"] if engine.name == "podman" \
+        else [engine.exe, "info", "--format", "{{.Architecture}}"]
     try:
         res = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as e:

@@ -2,10 +2,10 @@
 
 ``strace -f --seccomp-bpf -e trace=execve,execveat`` traces the command, as root before the
 privilege drop when the harness is root (the agent's uid can neither signal, trace nor read it),
-around the whole sandbox otherwise, and writes to a folder of the harness's log folder. The kernel stops only on exec calls, so
-the cost is small, and nothing inside the sandbox (unsetting BASH_ENV, calling dash directly,
-``trap - DEBUG``, Python's subprocess) can leave a program out of it. The in-sandbox bash hook
-stays as a richer but untrusted layer.
+around the whole sandbox otherwise, and writes to a folder of the harness's log folder. The kernel
+stops only on exec calls, so the cost is small, and nothing inside the sandbox (unsetting
+BASH_ENV, calling dash directly, ``trap - DEBUG``, Python's subprocess) can leave a program out
+of it. The in-sandbox bash hook stays as a richer but untrusted layer.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def parse(log: Path, drop: list[str] | None = None, outside: bool = False) -> Ex
     process), and the privilege drop ``drop`` in front of the command."""
     out = ExecRecord()
     try:
-        fh = open(log, "rb")
+        fh = open(log, "rb")  # noqa: SIM115 - closed by the `with fh:` below, once take() is defined
     except OSError:
         return out
     pending: dict[int, Exec] = {}
@@ -155,6 +155,6 @@ def _execs(line: bytes, pending: dict[int, Exec]) -> list[Exec]:
             pending[pid] = ex
         elif (r := _RESULT.search(rest)) and int(r.group(1)) == 0:
             return [ex]
-    elif (m := _RESUMED.match(line)) and int(m.group(2)) == 0 and (ex := pending.pop(int(m.group(1)), None)):
-        return [ex]
+    elif (m := _RESUMED.match(line)) and int(m.group(2)) == 0 and (done := pending.pop(int(m.group(1)), None)):
+        return [done]
     return []

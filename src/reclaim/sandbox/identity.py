@@ -52,7 +52,7 @@ class Identity:
         if not self.dedicated:
             return
         os.lchown(root, self.uid, self.gid)
-        for top, dirs, files, dfd in os.fwalk(root, follow_symlinks=False):
+        for _top, dirs, files, dfd in os.fwalk(root, follow_symlinks=False):
             for name in dirs + files:
                 try:
                     os.chown(name, self.uid, self.gid, dir_fd=dfd, follow_symlinks=False)

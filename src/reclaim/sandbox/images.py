@@ -98,7 +98,8 @@ def ensure_image(dockerfile: Path, context: Path, engine: str | None = None) -> 
                                f"offline: {eng.name} pull {base} (or {eng.name} load -i IMAGE.tar) first")
         if alias:
             stages.add(alias)
-    res = subprocess.run(eng.build_argv(tag, str(dockerfile), str(context)), check=False, capture_output=True, text=True)
+    res = subprocess.run(eng.build_argv(tag, str(dockerfile), str(context)), check=False, capture_output=True,
+                         text=True)
     if res.returncode != 0:
         raise SandboxError(f"building {dockerfile} failed (offline, --network=none): "
                            f"{(res.stderr or res.stdout).strip()[-2000:]}")

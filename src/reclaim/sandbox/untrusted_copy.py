@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.sandbox.untrusted import DIR_FLAGS, FILE_FLAGS, Untrusted, kind_of, walk, why_refused
@@ -16,7 +16,7 @@ from reclaim.sandbox.untrusted import DIR_FLAGS, FILE_FLAGS, Untrusted, kind_of,
 class CopyReport:
     copied: int = 0
     allocated: int = 0
-    skipped: list[str] | None = None
+    skipped: list[str] = field(default_factory=list)
     """Special files and names that were left out, with why."""
 
 

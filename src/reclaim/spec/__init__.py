@@ -1,6 +1,6 @@
 """Task specs: what a paper claims, what was released, and how a result is judged."""
 
-from reclaim.spec.claims import PLAUSIBLE_TOLERANCES  # noqa: E402
+from reclaim.spec.claims import PLAUSIBLE_TOLERANCES
 from reclaim.spec.load import (
     VERIFIED_FILE,
     Problem,
@@ -10,7 +10,7 @@ from reclaim.spec.load import (
     content_hash,
     load_suite,
     load_task,
-    unlisted_tasks,  # noqa: E402
+    unlisted_tasks,
 )
 from reclaim.spec.models import (
     Budget,

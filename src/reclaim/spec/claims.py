@@ -94,7 +94,8 @@ class Target(Strict):
                 raise ValueError(f"give metric, value and direction (missing {', '.join(missing)}), or metrics")
             if self.require is not None:
                 raise ValueError("require is only read with metrics")
-        named = {"": (self.value, self.bounds)} | {f"metrics.{k}.": (m.value, m.bounds) for k, m in self.metrics.items()}
+        named = {"": (self.value, self.bounds)}
+        named |= {f"metrics.{k}.": (m.value, m.bounds) for k, m in self.metrics.items()}
         for prefix, (value, bounds) in named.items():
             if bounds is not None and not bounds[0] <= (value if value is not None else bounds[0]) <= bounds[1]:
                 raise ValueError(f"the {prefix}value {value} lies outside its {prefix}bounds {list(bounds)}")

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from reclaim import errors
 from reclaim.spec import placeholders
@@ -41,7 +42,7 @@ class SpecError(errors.SpecError):
         super().__init__("\n".join(str(p) for p in problems))
 
 
-def _fix_for(err: dict[str, Any], model: type[BaseModel], loc: tuple) -> str:
+def _fix_for(err: ErrorDetails, model: type[BaseModel], loc: tuple) -> str:
     kind = err["type"]
     if kind == "missing":
         return f"add the required field '{loc[-1]}'"
@@ -56,8 +57,8 @@ def _fix_for(err: dict[str, Any], model: type[BaseModel], loc: tuple) -> str:
     if kind == "enum":
         return f"use one of: {err['ctx'].get('expected', '')}"
     if kind == "string_pattern_mismatch":
-        pattern = err["ctx"].get("pattern")
-        return _PATTERN_FIXES.get(pattern, f"match the pattern {pattern}")
+        pattern: str | None = err["ctx"].get("pattern")
+        return _PATTERN_FIXES.get(pattern or "", f"match the pattern {pattern}")
     for prefix, wanted in _TYPE_WORDS.items():
         if kind.startswith(prefix):
             return f"give {wanted}"
@@ -120,7 +121,7 @@ def _is_branch(part: Any) -> bool:
     return isinstance(part, str) and (part.startswith(("function-", "literal[")) or part == "function-after")
 
 
-def _losing_branch(err: dict[str, Any], errors: list[dict[str, Any]]) -> bool:
+def _losing_branch(err: ErrorDetails, errors: list[ErrorDetails]) -> bool:
     """A union's literal member ('generated') failing beside a mapping member that failed deeper:
     the mapping was meant, and its own error says what is wrong."""
     loc = err["loc"]
@@ -276,7 +277,8 @@ def check_task(task_dir: Path, spec: TaskSpec) -> list[Problem]:
     for metric in spec.metrics():
         if metric.criteria.interval is not None:
             lo, hi = metric.criteria.interval
-            field = "criteria.interval" if metric.criteria is spec.criteria else f"target.metrics.{metric.name}.interval"
+            field = ("criteria.interval" if metric.criteria is spec.criteria
+                     else f"target.metrics.{metric.name}.interval")
             if not lo <= metric.value <= hi:
                 problems.append(Problem(path, field, f"the target value {metric.value} lies outside [{lo}, {hi}]",
                                         "widen the interval to contain the reported value"))

@@ -205,7 +205,8 @@ class Budget(Strict):
     wall_minutes: Finite = Field(gt=0, description="Wall-clock limit for the agent, in minutes.")
     cpus: int = Field(default=1, ge=1, description="CPU cores.")
     memory_gb: Finite = Field(default=4.0, gt=0, description="Memory in GiB.")
-    disk_gb: Finite = Field(default=20.0, gt=0, description="Disk the workspace may take, in GiB (sparse holes are free).")
+    disk_gb: Finite = Field(default=20.0, gt=0,
+                            description="Disk the workspace may take, in GiB (sparse holes are free).")
     money_usd: Finite | None = Field(default=None, ge=0, description="Money for model calls, in USD; none: no limit.")
     model_tokens: int | None = Field(default=None, ge=0, description="Model tokens (in + out); none: no limit.")
     reexec: Reexecution = Field(default_factory=Reexecution, description="How the agent's work is re-run.")
@@ -291,14 +292,17 @@ class TaskSpec(Strict):
     level: Level = Field(description="The level the task is posed at: run, retrain or reimplement.")
     materials: Materials = Field(default_factory=Materials)
     target: Target
-    criteria: Criteria = Field(default_factory=Criteria, description="Tolerances (the defaults of target.metrics) and notes.")
+    criteria: Criteria = Field(default_factory=Criteria,
+                               description="Tolerances (the defaults of target.metrics) and notes.")
     budget: Budget
     reference: Reference | None = Field(default_factory=Reference)
     environment: Environment | None = Field(
         default=None, description="What the harness prepares before the agent starts (python, packages, image).")
-    network: Network = Field(default_factory=Network, description="What the sandbox may reach, through the egress proxy.")
+    network: Network = Field(default_factory=Network,
+                             description="What the sandbox may reach, through the egress proxy.")
     tags: list[str] = Field(default_factory=list)
-    review: Review | None = Field(None, description="Set by reclaim curate: a drafted task stays pending until reviewed.")
+    review: Review | None = Field(None,
+                                  description="Set by reclaim curate: a drafted task stays pending until reviewed.")
     verify: Verify = Field(default_factory=Verify, description="How the harness checks that the number was "
                            "computed beyond re-running reproduce.sh: inputs, perturbations, the compute it must take.")
     verified: Verified | None = Field(None, description="What `tasks validate --with-reference --record` measured "
@@ -327,6 +331,7 @@ class TaskSpec(Strict):
         """Every number the task checks, each with its tolerance, in the order given."""
         t, c = self.target, self.criteria
         if t.metric is not None:
+            assert t.value is not None and t.direction is not None  # Target._one_form: all three, or metrics
             return [Metric(t.metric, t.value, t.direction, c, t.where, bounds=t.bounds)]
         need = set(t.require or t.metrics)
         out = []

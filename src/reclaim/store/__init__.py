@@ -21,7 +21,7 @@ from reclaim.store.files import (
 )
 from reclaim.store.home import HOME_ENV, keep_records, runs_root
 from reclaim.store.index import Index
-from reclaim.store.models import (  # noqa: E402
+from reclaim.store.models import (
     MAX_RETRIES,
     BudgetUse,
     Outcome,

@@ -17,7 +17,7 @@ def runs_root(given: Path | None = None) -> Path:
     return Path(home).expanduser() / "runs" if home else Path("runs")
 
 
-_mask = {"bits": None}
+_mask: dict[str, int | None] = {"bits": None}
 
 
 def keep_records(private: bool) -> None:

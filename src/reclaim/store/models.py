@@ -80,7 +80,8 @@ class RunSpec(BaseModel):
     created: float
     reclaim_version: str
     suite_dir: str = Field(description="The suite's folder when the run began (or where --resume --suite found it).")
-    suite_hash: str = Field("", description="sha256 over the run's task hashes: the suite by content, wherever it lies.")
+    suite_hash: str = Field("",
+                            description="sha256 over the run's task hashes: the suite by content, wherever it lies.")
     suite_name: str
     suite_version: str
     task_hashes: dict[str, str] = Field(description="Content hash of every task in the run.")
@@ -101,7 +102,8 @@ class RunSpec(BaseModel):
     materials_cache: str | None = Field(None, description="The materials cache (default ~/.cache/reclaim/materials).")
     offline: bool = Field(False, description="Materials from the cache only; nothing is fetched.")
     image: str | None = Field(None, description="Container image for tasks that name none (--image).")
-    runs_root: str | None = Field(None, description="The runs root whose index lists this run (the run may lie elsewhere).")
+    runs_root: str | None = Field(
+        None, description="The runs root whose index lists this run (the run may lie elsewhere).")
     private: bool = Field(False, description="--private: records readable by their owner alone (0600/0700).")
 
     def trial_total(self) -> int:
@@ -148,7 +150,8 @@ class TrialRecord(Versioned):
     status: Status = Field(description="Where the trial is in its life; running until it ends.")
     outcome: Outcome | None = Field(None, description="The judge's final word (or error, skipped); None while running.")
     judge: str | None = Field(None, description="The label of the judge whose verdict is verdict.json.")
-    measured: float | None = Field(None, description="The primary number as the re-execution computed it (the verdict's).")
+    measured: float | None = Field(
+        None, description="The primary number as the re-execution computed it (the verdict's).")
     target: float | None = Field(None, description="The paper's primary number.")
     started: float = Field(description="Unix time the trial began.")
     finished: float | None = Field(None, description="Unix time it ended; None while running.")
@@ -157,7 +160,8 @@ class TrialRecord(Versioned):
     materials: list[str] = Field(default_factory=list, description="Materials placed in the workspace.")
     materials_changed: int = Field(0, description="Released files the agent changed, added or deleted in place "
                                                   "(copy-on-write; each in materials-changed.json).")
-    environment: str | None = Field(default=None, description="The prepared environment's key (records/environment.json).")
+    environment: str | None = Field(default=None,
+                                    description="The prepared environment's key (records/environment.json).")
     withheld: list[str] = Field(default_factory=list, description="Released materials kept from the agent.")
     limits_enforced: list[str] = Field(default_factory=list,
                                        description="What enforced its limits, as read back at the end of each phase.")
@@ -192,7 +196,7 @@ def trial_id(task: str, agent: str, seed: int) -> str:
 
 def agent_label(agent: str) -> str:
     """The name an agent spec goes by in trial ids and reports: 'command:./x.sh' -> 'command-x'."""
-    head, eq, rest = agent.partition("=")
+    head, eq, _ = agent.partition("=")
     if eq and ":" not in head and " " not in head:  # NAME=SPEC: the user's own name (agents/labels.py)
         return head
     name, _, arg = agent.partition(":")
@@ -214,8 +218,9 @@ class ScanScope(BaseModel):
     excluded: dict[str, int] = Field(default_factory=dict,
                                      description="Files not read, by reason: installed package, package cache.")
     examples: dict[str, list[str]] = Field(default_factory=dict, description="A few excluded paths per reason.")
-    kept: dict[str, str] = Field(default_factory=dict,
-                                 description="Files in an installed tree or cache read all the same, and why (the first 20).")
+    kept: dict[str, str] = Field(
+        default_factory=dict,
+        description="Files in an installed tree or cache read all the same, and why (the first 20).")
     kept_count: int = Field(0, description="How many files in installed trees or caches were read all the same.")
     changed_materials: list[str] = Field(
         default_factory=list, description="Released files the agent changed or added in place (copy-on-write): "

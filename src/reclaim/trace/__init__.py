@@ -9,7 +9,7 @@ from reclaim.trace.events import (
     ModelCall,
     NetworkRequest,
     Note,
-    Phase,  # noqa: E402
+    Phase,
     ProgramExec,
     ShellCommand,
     TrialFinished,

@@ -36,7 +36,7 @@ class TraceWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._next = len(read_trace(self.path)) + 1 if self.path.exists() else 1
-        self._fh = open(self.path, "a", encoding="utf-8")
+        self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held open for the trial; close() ends it
 
     def emit(self, cls: type[E], **fields) -> E:
         with self._lock:

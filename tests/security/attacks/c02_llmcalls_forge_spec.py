@@ -26,7 +26,7 @@ req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions"
                                       "Content-Type": "application/json"})
 try:
     urllib.request.urlopen(req, timeout=30).read()
-except Exception as e:  # noqa: BLE001
+except Exception as e:
     print("call:", e)
 json.dump({metric: claim}, open("results.json", "w"))
 open("reproduce.sh", "w").write(f"#!/bin/bash\necho '{json.dumps({metric: claim})}' > results.json\n")

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import cast
 
 import httpx
 import openai
+from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
 
 from reclaim.agents.llm.prompt import TOOLS
 from reclaim.errors import AgentError
@@ -47,13 +49,21 @@ class OpenAIBackend:
         self.messages: list[dict] = [{"role": "system", "content": system}, {"role": "user", "content": task}]
         self.tools = [{"type": "function", "function": t} for t in TOOLS]
 
+    def _wire(self) -> tuple[list[ChatCompletionMessageParam], list[ChatCompletionToolParam]]:
+        """The conversation and tools as the SDK types them: kept as plain dicts in the wire's
+        shape (condense() edits them in place), which its TypedDicts describe."""
+        return (cast("list[ChatCompletionMessageParam]", self.messages),
+                cast("list[ChatCompletionToolParam]", self.tools))
+
     def ask(self) -> Turn:
         try:
             if not self.stream:
-                msg = self.client.chat.completions.create(model=self.model, messages=self.messages,
-                                                          tools=self.tools).choices[0].message
+                messages, tools = self._wire()
+                msg = self.client.chat.completions.create(model=self.model, messages=messages,
+                                                          tools=tools).choices[0].message
+                # only function tools are offered, so every call is a function call
                 turn = Turn(msg.content or "", [Call(c.id, c.function.name, _args(c.function.arguments))
-                                                for c in msg.tool_calls or []])
+                                                for c in msg.tool_calls or [] if c.type == "function"])
             else:
                 turn = self._streamed()
         except openai.APIStatusError as e:
@@ -66,9 +76,11 @@ class OpenAIBackend:
         return turn
 
     def _streamed(self) -> Turn:
-        text, calls = [], {}
-        for chunk in self.client.chat.completions.create(model=self.model, messages=self.messages,
-                                                         tools=self.tools, stream=True):
+        text: list[str] = []
+        calls: dict[int, dict[str, str]] = {}
+        messages, tools = self._wire()
+        for chunk in self.client.chat.completions.create(model=self.model, messages=messages,
+                                                         tools=tools, stream=True):
             for choice in chunk.choices:
                 d = choice.delta
                 text.append(d.content or "")
@@ -169,4 +181,4 @@ def _condense(messages: list[dict], keep_last: int, limit: int, pick, key: str) 
     return n
 
 
-BACKENDS = {"openai": OpenAIBackend, "anthropic": AnthropicBackend}
+BACKENDS: dict[str, type[OpenAIBackend | AnthropicBackend]] = {"openai": OpenAIBackend, "anthropic": AnthropicBackend}

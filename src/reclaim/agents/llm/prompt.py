@@ -24,18 +24,22 @@ TOOLS = [
 def system_prompt(spec: TaskSpec, wall_seconds: float, workspace: str) -> str:
     t, b = spec.target, spec.budget
     money = f"${b.money_usd:g}" if b.money_usd is not None else "no set limit"
+    # every number of the claim (one, or several under target.metrics)
+    claimed = "\n".join(f"Metric `{m.name}`, reported {m.value:g} ({m.direction.value})."
+                         + ("" if m.required else " Reported, not required.") for m in spec.metrics())
+    keys = ", ".join(f'"{m.name}": <the value your code computed>' for m in spec.metrics())
     return f"""You are a careful research engineer reproducing one result of a paper, alone, in a sandbox.
 
 Level: {spec.level.value}. The workspace {workspace} holds the paper (paper.md), TASK.md and the
 released materials the level allows. There is no network.
 
 The claim: {t.claim}
-Metric `{t.metric}`, reported {t.value:g} ({t.direction.value}).
+{claimed}
 
 Budget: {wall_seconds:.0f} s of wall clock in all; model calls {money}. Work in small steps.
 
 Before you call submit, leave in the workspace root:
-1. results.json: {{"{t.metric}": <the value your code computed>}}
+1. results.json: {{{keys}}}
 2. reproduce.sh: a bash script that regenerates results.json from the workspace. The harness
    deletes results.json, paper.md and TASK.md and runs it again in a fresh sandbox; only what
    that re-execution computes counts. Never write a number by hand: that is fabrication."""

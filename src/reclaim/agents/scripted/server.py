@@ -144,10 +144,10 @@ class ScriptedModel:
                 model = (path.removeprefix("/v1beta/models/").split(":")[0] if kind == "gemini"
                          else str(body.get("model", "scripted")))
                 stream = bool(body.get("stream")) or path.endswith(":streamGenerateContent")
-                events = list(STREAMS[kind](reply, model, body)) if stream else None
-                payload = None if stream else BODIES[kind](reply, model)
+                events = list(STREAMS[kind](reply, model, body)) if stream else []
+                payload = {} if stream else BODIES[kind](reply, model)
                 owner.served.append(Served(kind, model, stream, *reply.tokens, time.perf_counter() - t0))
-                if events is not None:
+                if stream:
                     return self._sse(events, reply.pace)
                 self._json(200, payload)
 

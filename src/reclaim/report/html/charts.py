@@ -47,8 +47,8 @@ def rates_chart(report: Report) -> str:
         xs, ys, lo, hi = [], [], [], []
         for j, level in enumerate(levels):
             row = report.levels[level].agents.get(agent)
-            if row is None or row.rate is None:
-                continue
+            if row is None or row.rate is None or row.ci_low is None or row.ci_high is None:
+                continue  # (the interval is there wherever the rate is)
             xs.append(j - 0.4 + width * (i + 0.5))
             ys.append(100 * row.rate)
             lo.append(max(0.0, 100 * (row.rate - row.ci_low)))  # rounding can put the rate just outside

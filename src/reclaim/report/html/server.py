@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import unquote, urlsplit
 
 from reclaim.report.aggregate import LEVELS, Report
@@ -37,7 +38,8 @@ def _load(run_dirs: list[Path], judges: list[str] | None = None) -> list[Served]
     out = []
     for d in run_dirs:
         rd = RunDir(Path(d))
-        for judge in judges or [None]:
+        wanted: list[str | None] = [*judges] if judges else [None]  # None: the run's own verdicts
+        for judge in wanted:
             report, records = report_of(rd, judge=judge)
             out.append(Served(rd, report, {r.trial_id for r in records}))
     return out
@@ -52,7 +54,7 @@ def compare_html(runs: list[Served]) -> str:
         for agent in agents:
             cells = []
             for s in runs:
-                row = s.report.levels.get(level).agents.get(agent) if level in s.report.levels else None
+                row = s.report.levels[level].agents.get(agent) if level in s.report.levels else None
                 cells.append(row)
             if any(c is not None for c in cells):
                 board.append((level, agent, cells))
@@ -79,7 +81,7 @@ def compare_html(runs: list[Served]) -> str:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    runs: list[Served] = []
+    runs: ClassVar[list[Served]] = []
     lock = threading.Lock()
 
     def log_message(self, *args) -> None:  # quiet: the terminal shows the URL, not every request

@@ -68,7 +68,7 @@ def _agent_files(trial_dir: Path) -> list[Untrusted]:
     root = trial_dir / "agent"
     if root.is_symlink() or not root.is_dir():
         return []
-    out = []
+    out: list[Untrusted] = []
     for entry in untrusted.walk(root, max_entries=2000, max_depth=8):
         if len(out) >= AGENT_FILES:
             break
@@ -106,8 +106,9 @@ def trial_page(trial_dir: Path) -> TrialPage:
         elif isinstance(e, ModelCall) and len(page.model_calls) < LIST_LIMIT:
             page.model_calls.append((e.id, e.model, e.status, e.tokens_in, e.tokens_out, e.cost_usd))
         elif isinstance(e, (Note, BudgetEvent, WithheldFound)):
-            text = (f"{e.level}: {e.message}" if isinstance(e, Note) else f"budget {e.what}: {e.detail}"
-                    if isinstance(e, BudgetEvent) else f"withheld material {e.material} found: {', '.join(e.files[:5])}")
+            text = (f"{e.level}: {e.message}" if isinstance(e, Note)
+                    else f"budget {e.what}: {e.detail}" if isinstance(e, BudgetEvent)
+                    else f"withheld material {e.material} found: {', '.join(e.files[:5])}")
             page.timeline.append(Row(id=e.id, phase=e.phase, kind="note", cmd=text, cited=e.id in story.cited))
     page.timeline.sort(key=lambda row: row.id)
     limit, spent = story.trial.budget.wall_limit_s, 0.0
