@@ -85,8 +85,9 @@ def test_agents_command_lists_availability_and_install_commands(monkeypatch, tmp
     assert "@openai/codex 0.171.0" in out.replace("\n", " ").replace("  ", " ")
     res = CliRunner().invoke(app, ["agents", "install", "nonesuch"])
     assert res.exit_code == 2 and "no third-party agent 'nonesuch'" in res.output
-    with pytest.raises(ValueError, match="takes no argument"):
+    with pytest.raises(ValueError, match="takes only 'model=NAME'"):
         make_agent("codex:x")
+    assert make_agent("codex:model=gpt-5").model == "gpt-5" and make_agent("codex").model is None
 
 
 def test_transcripts_become_steps():

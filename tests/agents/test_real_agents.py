@@ -82,3 +82,31 @@ def test_claude_code_works_under_the_network_policy_of_each_level(task, installe
     tried = try_agent("claude-code", task=task, sandbox=sandbox_name, runs_root=tmp_path / "runs")
     assert tried.record.outcome.value == "reproduced", (tried.record.error, tried.warnings)
     assert tried.wired
+
+
+def test_several_real_agents_each_with_its_own_model_in_one_run(installed, sandbox_name, tmp_path, monkeypatch):
+    """The benchmark's own setting: several agents on one suite, each on its model, two at a time,
+    the report's best agent per level over them."""
+    from reclaim.agents.scripted import Player, ScriptedModel, Solutions, solution_steps
+    from reclaim.gateway import Upstreams
+    from reclaim.report import report_of
+    from reclaim.runner.run import RunOptions, execute, plan_run
+
+    demo, task = bundled()["demo"], "reimplement-huber-irls"
+    for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.setenv(k, "scripted-key")
+    agents = ["cc=claude-code:model=model-a", "cx=codex:model=model-b", "gm=gemini-cli:model=model-c"]
+    with ScriptedModel() as upstream:
+        upstream.always(Solutions({task: Player(solution_steps(demo / task))}), n=200)
+        rd = plan_run(RunOptions(suite=demo, agents=agents, tasks=[task], sandbox=sandbox_name, jobs=2,
+                                 runs_root=tmp_path / "runs",
+                                 upstreams=Upstreams(openai_base_url=upstream.url, anthropic_base_url=upstream.base,
+                                                     gemini_base_url=upstream.base)))
+        records = execute(rd)
+    assert {r.agent: r.outcome.value for r in records} == {"cc": "reproduced", "cx": "reproduced", "gm": "reproduced"}
+    for rec, model in zip(sorted(records, key=lambda r: r.agent), ["model-a", "model-b", "model-c"], strict=True):
+        calls = [e for e in read_trace(rd.trial_dir(rec.trial_id) / "trace.jsonl") if isinstance(e, ModelCall)]
+        assert calls and {c.model for c in calls} == {model}
+        assert (rd.trial_dir(rec.trial_id) / "agent" / "home").is_dir()  # a home of its own per trial
+    report, _ = report_of(rd)
+    assert report.levels["reimplement"].best_agent in {"cc", "cx", "gm"}

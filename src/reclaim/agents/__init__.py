@@ -66,9 +66,11 @@ def make_agent(spec: str) -> Agent:
     spec = split_label(spec)[1]
     name, _, arg = spec.partition(":")
     if name in TOOLS:
-        if arg:
-            raise UnknownAgent(f"agent '{name}' takes no argument (got '{arg}'); the model comes from --model")
-        return ExternalAgent(TOOLS[name])
+        key, _, model = arg.partition("=")
+        if arg and (key != "model" or not model):
+            raise UnknownAgent(f"agent '{name}' takes only 'model=NAME' (got '{arg}'), e.g. '{name}:model=M'; "
+                               "without it, the model comes from --model")
+        return ExternalAgent(TOOLS[name], model=model or None)
     if name not in AGENTS:
         raise UnknownAgent(f"unknown agent '{name}'; choose one of {', '.join([*AGENTS, *TOOLS])}")
     cls = agent_class(name)

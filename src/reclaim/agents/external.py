@@ -180,6 +180,8 @@ class ExternalAgent:
     """A third-party coding agent; ``external:NAME`` or just its name."""
 
     tool: Tool
+    model: str | None = None
+    """Its own model ('codex:model=gpt-5'); None: the run's --model."""
     needs_model: bool = True
     audited: bool = True
     name: str = field(init=False)

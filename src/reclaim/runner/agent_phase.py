@@ -95,6 +95,11 @@ def run_agent(ctx: TrialContext, stack: ExitStack) -> None:
         raise BudgetExhausted(stop.words(), stop)
 
 
+def trial_model(ctx: TrialContext) -> str | None:
+    """The model this trial's agent calls: its own ('codex:model=M'), else the run's --model."""
+    return getattr(ctx.agent, "model", None) or ctx.settings.model
+
+
 def _open_account(ctx: TrialContext, stack: ExitStack, ns) -> Account:
     """The trial's account at the gateway; its records go where no sandbox is bound (the agent
     cannot plant links there), and every call is on the record before the phase ends."""
@@ -103,7 +108,7 @@ def _open_account(ctx: TrialContext, stack: ExitStack, ns) -> Account:
     assert gateway is not None  # an account is opened only where there is a gateway
     account = gateway.open_account(rec.trial_id, ctx.trace, ctx.tdir / RECORDS / "llm-calls",
                                      max_tokens=spec.budget.model_tokens, max_usd=spec.budget.money_usd,
-                                     models=frozenset({s.model}) if s.model else None,
+                                     models=frozenset({model}) if (model := trial_model(ctx)) else None,
                                      listener=ns and ns.take(GATEWAY_PORT))
 
     def close() -> None:
@@ -113,7 +118,7 @@ def _open_account(ctx: TrialContext, stack: ExitStack, ns) -> Account:
         for model, n in sorted(account.refused_models.items()):
             ctx.trace.emit(Note, phase="agent", level="warning",
                            message=f"the agent asked for model {model or '(none)'} {n} time(s): refused, the run's "
-                                   f"model is {s.model} (see `reclaim agents` for how each agent is configured)")
+                                   f"model is {model} (see `reclaim agents` for how each agent is configured)")
 
     stack.callback(close)
     return account
@@ -132,7 +137,7 @@ def _work(ctx: TrialContext, box, recorder: Recorder, account: Account | None, l
         guard = DiskGuard(tdir, guard_roots, out_of_disk).start()
         running.callback(guard.stop)
         running.callback(box.stop)  # first: the sandbox, then the guard that watched it
-        access = ModelAccess(s.gateway.url, account.token, s.model) if account and s.gateway else None
+        access = ModelAccess(s.gateway.url, account.token, trial_model(ctx)) if account and s.gateway else None
         try:
             agent.run(AgentContext(ctx.task, ctx.seed, recorder, ctx.trace, ws, logs, access))
         except BudgetExhausted as e:

@@ -109,7 +109,7 @@ def check(opts, tasks: list[Task]) -> list[str]:
     """Every problem of the plan at once (PreflightError), else the warnings worth printing."""
     problems: list[str] = list(label_problems(opts.agents))
     warnings: list[str] = []
-    protocols: dict[str, list[str]] = {}
+    protocols: dict[str, list[tuple[str, str | None]]] = {}
     canonical = []
     for a in opts.agents:
         try:
@@ -128,9 +128,11 @@ def check(opts, tasks: list[Task]) -> list[str]:
         else:
             canonical.append(a)
         if protocol is not None:
-            if not opts.model:
-                problems.append(f"--agent {a} calls a model, and none was given: add --model NAME")
-            protocols.setdefault(protocol, []).append(a)
+            model = getattr(agent, "model", None) or opts.model
+            if not model:
+                problems.append(f"--agent {a} calls a model, and none was given: add --model NAME "
+                                f"(or give this agent its own: '{spec.partition(':')[0]}:model=NAME')")
+            protocols.setdefault(protocol, []).append((a, model))
         if spec.partition(":")[0] in NEEDS_WEAKENED:
             lacking = [t.id for t in tasks if t.spec.reference is None or t.spec.reference.weakened is None]
             if lacking:  # skipped there, and said so in the report: honest, so a warning, not a refusal
@@ -141,10 +143,12 @@ def check(opts, tasks: list[Task]) -> list[str]:
     for protocol, agents in protocols.items():
         p = probe_upstream(protocol, opts.upstreams)
         if not p.ok:
-            problems.append(f"--agent {', '.join(agents)}: {p.problem}")
-        elif opts.model and p.models and opts.model not in p.models:
-            warnings.append(f"model {opts.model} is not in the model list of {p.url} "
-                            f"({len(p.models)} listed); calls for it may fail")
+            problems.append(f"--agent {', '.join(a for a, _ in agents)}: {p.problem}")
+            continue
+        for model in sorted({m for _, m in agents if m}):
+            if p.models and model not in p.models:
+                warnings.append(f"model {model} is not in the model list of {p.url} "
+                                f"({len(p.models)} listed); calls for it may fail")
     if problems:
         raise PreflightError(problems)
     opts.agents = canonical

@@ -30,6 +30,7 @@ class LLMOptions:
     stream: bool = False
     steps: int = 40
     command_timeout: float = 300.0
+    model: str | None = None
 
     @classmethod
     def parse(cls, arg: str) -> LLMOptions:
@@ -45,9 +46,11 @@ class LLMOptions:
                 opts.steps = int(value)
             elif key == "timeout":
                 opts.command_timeout = float(value)
+            elif key == "model" and value:
+                opts.model = value
             else:
                 raise AgentError(f"llm agent: unknown option '{part}' (protocol=openai|anthropic, "
-                                 "stream=0|1, steps=N, timeout=SECONDS)")
+                                 "stream=0|1, steps=N, timeout=SECONDS, model=NAME)")
         return opts
 
 
@@ -68,6 +71,8 @@ class LLMAgent:
 
     def __init__(self, arg: str = ""):
         self.options = LLMOptions.parse(arg)
+        self.model = self.options.model
+        """Its own model ('llm:model=M'); None: the run's --model."""
 
     def binds(self, hidden: Sequence[Path] = ()) -> list[Bind]:
         return []
