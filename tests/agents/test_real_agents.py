@@ -110,3 +110,27 @@ def test_several_real_agents_each_with_its_own_model_in_one_run(installed, sandb
         assert (rd.trial_dir(rec.trial_id) / "agent" / "home").is_dir()  # a home of its own per trial
     report, _ = report_of(rd)
     assert report.levels["reimplement"].best_agent in {"cc", "cx", "gm"}
+
+
+def test_what_claude_code_reaches_for_besides_the_gateway_is_denied_on_the_record(installed, sandbox_name,
+                                                                                  tmp_path, monkeypatch):
+    """Without the setting that quiets it, Claude Code calls api.anthropic.com for metrics, its MCP
+    registry and event logging: the egress proxy denies each, the trace names them, and the agent
+    still reproduces (the adapter sets CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, so a run never
+    shows this)."""
+    import dataclasses
+
+    from reclaim.agents import external
+    from reclaim.trace import NetworkRequest
+
+    tool = external.TOOLS["claude-code"]
+    quiet = ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING")
+    loud = dataclasses.replace(tool, env=lambda m, url, logs: {k: v for k, v in tool.env(m, url, logs).items()
+                                                               if k not in quiet})
+    monkeypatch.setitem(external.TOOLS, "claude-code", loud)
+    tried = try_agent("claude-code", sandbox=sandbox_name, runs_root=tmp_path / "runs")
+    assert tried.record.outcome.value == "reproduced", (tried.record.error, tried.warnings)
+    denied = [e for e in read_trace(tried.trial_dir / "trace.jsonl") if isinstance(e, NetworkRequest)
+              and not e.allowed]
+    assert denied and all(e.host != "127.0.0.1" for e in denied), denied
+    assert any("anthropic.com" in e.host for e in denied), {e.host for e in denied}
