@@ -65,3 +65,14 @@ def test_numbers_outside_a_table_are_scaled_each_by_its_own_factor():
     vals = [float(v) for v in out.split()[1:]]
     ratios = {round(a / b, 6) for a, b in zip(vals, [2.0, 4.0, 8.0, 16.0, 32.0, 64.0], strict=True)}
     assert len(ratios) > 1  # not one scale for all: a scale-free statistic of them moves too
+
+
+def test_a_mean_of_a_few_numbers_always_moves_far_while_their_ratios_move_too():
+    """One factor for all left a scale-free result as it was; a factor each let a mean of five
+    numbers land back within 1 % of the original by chance (a task's reference failed the check)."""
+    values = [1.5, 2.25, 3.125, 4.0625, 5.03125]
+    text = " ".join(map(str, values)) + "\n"
+    for seed in range(300):
+        out = [float(v) for v in scramble_bytes("values.csv", text.encode(), random.Random(seed)).split()]
+        assert abs(sum(out) / sum(values) - 1) >= 0.12, seed
+        assert len({round(a / b, 9) for a, b in zip(out, values, strict=True)}) > 1, seed

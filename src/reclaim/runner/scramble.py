@@ -5,7 +5,8 @@ that opens the data (to count its rows, say) and then prints a number that owes 
 the data says. So one more re-execution gets the same files with their content scrambled: in a
 delimited text table every column is shuffled on its own and its numbers scaled by a random
 factor at least 25 % away from 1 (integer columns stay integers), in .npy/.npz arrays the values
-are shuffled and floats scaled, and in other text every number is scaled by a factor of its own.
+are shuffled and floats scaled, and in other text every number is scaled by one such factor
+times a jitter of its own.
 A table is read as CSV reads it (a quoted field may hold the delimiter).
 Any result computed from the data changes; one that does not was not computed from it. Files
 of other formats are left as they are, and the verdict says when nothing could be scrambled.
@@ -130,21 +131,24 @@ _TOKEN = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![
 
 
 def scramble_numbers(text: str, rng: random.Random) -> str | None:
-    """Not a table: every number in the text scaled by a factor of its own, far from 1 (integers
-    stay integers): one factor for all would leave whatever is invariant to scale (a standardised
-    fit, a ratio, a coverage) as it was. None when there is no number to scale."""
+    """Not a table: every number in the text scaled by one factor far from 1, times a jitter of
+    its own within 10 % (integers stay integers). The factor moves whatever sums or averages them
+    by at least 12 %; the jitter moves what one factor alone would leave as it was (a standardised
+    fit, a ratio). None when there is no number to scale."""
     found = False
+    k = factor(rng)
 
     def one(m: re.Match) -> str:
         nonlocal found
         found = True
-        k = factor(rng)
+        f = k * rng.uniform(1 / 1.1, 1.1)
         if _INT.match(m.group()):
-            return str(round(int(m.group()) * k))
-        return repr(float(m.group()) * k)
+            return str(round(int(m.group()) * f))
+        return repr(float(m.group()) * f)
 
     out = _TOKEN.sub(one, text)
     return out if found else None
+
 
 def scramble(workspace: Path, paths: list[str], seed: str) -> list[str]:
     """Scramble ``paths`` in a copy of the workspace, in place, never through a link; return
