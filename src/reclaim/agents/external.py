@@ -55,6 +55,10 @@ class Tool:
     finish: tuple[str, ...] = ()
     """Shell steps that end its loop, where it ends on a command rather than a final answer
     (the scripted model plays them last)."""
+    text: str = ""
+    """Where it offers the model no shell tool but takes its changes from the answer's text: the
+    edit format it is launched with (agents/scripted TEXT_FORMATS), in which the scripted model
+    writes the solution."""
 
     @property
     def venv(self) -> bool:
