@@ -126,6 +126,30 @@ def _gemini_settings(m: str, url: str, logs: str) -> dict[str, str]:
         "privacy": {"usageStatisticsEnabled": False}, "model": {"disableLoopDetection": True}}, indent=2)}
 
 
+def _aider_argv(p: str, m: str, logs: str) -> list[str]:
+    """One message, then it exits. Its edits come in the diff edit format (SEARCH/REPLACE blocks,
+    and ```bash blocks for the commands it offers to run: the format the scripted model writes).
+    Not --yes-always: that answers no to running a command (aider 0.86 asks it with
+    explicit_yes_required); with no terminal (the sandbox's stdin is /dev/null) every question
+    takes its default, which is yes, commands included. Every model it may call (its weak model
+    for summaries, its editor model) is the chosen one; no git, no URL scraping (it would offer
+    to install a browser), no update check, no analytics."""
+    om = f"openai/{m}"
+    return ["aider", "--message", p, "--edit-format", "diff", "--model", om, "--weak-model", om,
+            "--editor-model", om, "--no-fancy-input", "--no-pretty", "--no-git", "--no-auto-commits",
+            "--no-detect-urls", "--no-check-update", "--no-show-release-notes", "--no-show-model-warnings",
+            "--analytics-disable", "--chat-history-file", f"{logs}/aider.chat.md",
+            "--input-history-file", f"{logs}/aider.input.history", "--llm-history-file", f"{logs}/aider.llm.history"]
+
+
+def _aider_files(m: str, url: str, logs: str) -> dict[str, str]:
+    """aider fetches litellm's model price list from GitHub unless its cache holds one: a
+    non-empty cache that knows no model, so it asks litellm, which reads its own bundled copy
+    (LITELLM_LOCAL_MODEL_COST_MAP), and nothing leaves the sandbox."""
+    return {".aider/caches/model_prices_and_context_window.json":
+            json.dumps({"reclaim": "offline: litellm's bundled model list is read instead"})}
+
+
 TOOLS = {t.name: t for t in [
     Tool("claude-code", "claude", "@anthropic-ai/claude-code", "2.1.197", "anthropic",
          lambda p, m, logs: ["claude", "-p", p, "--output-format", "stream-json", "--verbose",
@@ -150,11 +174,9 @@ TOOLS = {t.name: t for t in [
                                "MSWEA_SILENT_STARTUP": "1", "MSWEA_GLOBAL_CONFIG_DIR": f"{logs}/home/mini",
                                "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
          transcript="mini.traj.json", tested=True, finish=("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",)),
-    Tool("aider", "aider", "aider-chat", "0.86.2", "openai",
-         lambda p, m, logs: ["aider", "--message", p, "--yes-always", "--no-git", "--no-auto-commits",
-                             "--no-check-update", "--no-show-model-warnings", "--analytics-disable",
-                             "--model", f"openai/{m}", "--chat-history-file", f"{logs}/aider.chat.md"],
-         transcript="aider.chat.md"),
+    Tool("aider", "aider", "aider-chat", "0.86.2", "openai", _aider_argv,
+         lambda m, url, logs: {"LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+         transcript="aider.chat.md", files=_aider_files, text="aider-diff", tested=True),
 ]}
 
 
