@@ -15,9 +15,11 @@ import pytest
 import yaml
 
 from reclaim.agents import TOOLS
+from reclaim.agents.external import python_for
+from reclaim.errors import AgentError
 from reclaim.runner.tryout import SCRIPTED, try_agent
 from reclaim.suites import bundled
-from reclaim.trace import BudgetEvent, ModelCall, ProgramExec, read_trace
+from reclaim.trace import BudgetEvent, ModelCall, Note, ProgramExec, read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 NPM_AGENTS = ["claude-code", "codex", "gemini-cli"]
@@ -51,6 +53,16 @@ def aider():
     return _install("aider")
 
 
+@pytest.fixture(scope="module")
+def openhands():
+    """The OpenHands CLI from PyPI, in a virtual environment of Python 3.12 (the only one it takes)."""
+    try:
+        python_for(TOOLS["openhands"].python)
+    except AgentError as e:
+        pytest.skip(str(e))
+    return _install("openhands")
+
+
 @pytest.mark.parametrize("name", NPM_AGENTS)
 def test_the_real_agent_reproduces_a_demo_task_through_the_gateway(name, installed, sandbox_name, tmp_path):
     tried = try_agent(name, sandbox=sandbox_name, runs_root=tmp_path / "runs")
@@ -65,6 +77,15 @@ def test_the_real_aider_reproduces_a_demo_task_through_its_edit_blocks_and_comma
     # the files came from its edit blocks, and it ran the command of the ```bash block itself
     assert (tried.trial_dir / "agent" / "aider.chat.md").read_text().count("Applied edit to") >= 2
     assert any("bash reproduce.sh" in c for c in tried.commands), tried.commands[:20]
+
+
+def test_the_real_openhands_reproduces_a_demo_task_headless_through_its_terminal_tool(openhands, sandbox_name,
+                                                                                     tmp_path):
+    tried = try_agent("openhands", sandbox=sandbox_name, runs_root=tmp_path / "runs")
+    _check_reproduced("openhands", tried, streamed=False)  # its SDK does not stream
+    # it types commands into a bash session of its own, so its account tells which ones it ran
+    notes = [e.message for e in read_trace(tried.trial_dir / "trace.jsonl") if isinstance(e, Note)]
+    assert any("tool terminal: bash reproduce.sh" in n for n in notes), notes[:10]
 
 
 def _check_reproduced(name: str, tried, streamed: bool = True) -> None:
