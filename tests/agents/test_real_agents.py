@@ -1,6 +1,7 @@
 """The coding agents people evaluate, as their real programs: Claude Code, Codex and Gemini CLI,
-installed from npm at the versions reclaim pins, run in the sandbox through the gateway against
-the scripted model, which plays a demo task's solution through each one's own shell tool."""
+installed from npm at the versions reclaim pins, and aider from PyPI, run in the sandbox through
+the gateway against the scripted model, which plays a demo task's solution through each one's
+own shell tool (to aider, which offers none, in its diff edit format and a ```bash block)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ import pytest
 import yaml
 
 from reclaim.agents import TOOLS
+from reclaim.agents.external import python_for
+from reclaim.errors import AgentError
 from reclaim.runner.tryout import SCRIPTED, try_agent
 from reclaim.suites import bundled
-from reclaim.trace import BudgetEvent, ModelCall, ProgramExec, read_trace
+from reclaim.trace import BudgetEvent, ModelCall, Note, ProgramExec, read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 NPM_AGENTS = ["claude-code", "codex", "gemini-cli"]
@@ -27,24 +30,70 @@ def installed():
     """The npm agents installed where reclaim looks (./.agents, kept between local runs)."""
     if shutil.which("npm") is None:
         pytest.skip("npm is not installed (scripts/test installs it)")
+    for name in NPM_AGENTS:
+        home = _install(name)
+    return home
+
+
+def _install(name: str) -> Path:
+    """The agent installed where reclaim looks, by `reclaim agents install` unless it is there."""
     home = Path(os.environ.get("RECLAIM_AGENTS_HOME", ROOT / ".agents"))
     os.environ["RECLAIM_AGENTS_HOME"] = str(home)
-    for name in NPM_AGENTS:
-        tool = TOOLS[name]
-        if not (tool.bin_dir / tool.binary).exists():
-            res = subprocess.run([sys.executable, "-m", "reclaim.cli", "agents", "install", name],
-                                 capture_output=True, text=True)
-            assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    tool = TOOLS[name]
+    if not (tool.bin_dir / tool.binary).exists():
+        res = subprocess.run([sys.executable, "-m", "reclaim.cli", "agents", "install", name],
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     return home
+
+
+@pytest.fixture(scope="module")
+def aider():
+    """aider from PyPI in a virtual environment of its own (./.agents, kept between local runs)."""
+    return _install("aider")
+
+
+@pytest.fixture(scope="module")
+def openhands():
+    """The OpenHands CLI from PyPI, in a virtual environment of Python 3.12 (the only one it takes)."""
+    try:
+        python_for(TOOLS["openhands"].python)
+    except AgentError as e:
+        pytest.skip(str(e))
+    return _install("openhands")
 
 
 @pytest.mark.parametrize("name", NPM_AGENTS)
 def test_the_real_agent_reproduces_a_demo_task_through_the_gateway(name, installed, sandbox_name, tmp_path):
     tried = try_agent(name, sandbox=sandbox_name, runs_root=tmp_path / "runs")
+    _check_reproduced(name, tried)
+
+
+def test_the_real_aider_reproduces_a_demo_task_through_its_edit_blocks_and_commands(aider, sandbox_name, tmp_path):
+    tried = try_agent("aider", sandbox=sandbox_name, runs_root=tmp_path / "runs")
+    # its answer streamed; its summary of the chat, if it makes one before it exits, is not
+    _check_reproduced("aider", tried, streamed=False)
+    assert tried.calls[0].stream
+    # the files came from its edit blocks, and it ran the command of the ```bash block itself
+    assert (tried.trial_dir / "agent" / "aider.chat.md").read_text().count("Applied edit to") >= 2
+    assert any("bash reproduce.sh" in c for c in tried.commands), tried.commands[:20]
+
+
+def test_the_real_openhands_reproduces_a_demo_task_headless_through_its_terminal_tool(openhands, sandbox_name,
+                                                                                     tmp_path):
+    tried = try_agent("openhands", sandbox=sandbox_name, runs_root=tmp_path / "runs")
+    _check_reproduced("openhands", tried, streamed=False)  # its SDK does not stream
+    # it types commands into a bash session of its own, so its account tells which ones it ran
+    notes = [e.message for e in read_trace(tried.trial_dir / "trace.jsonl") if isinstance(e, Note)]
+    assert any("tool terminal: bash reproduce.sh" in n for n in notes), notes[:10]
+
+
+def _check_reproduced(name: str, tried, streamed: bool = True) -> None:
     rec = tried.record
     assert rec.outcome.value == "reproduced", (rec.error, tried.warnings)
-    # every call through the gateway, streamed in the agent's own protocol, metered exactly as served
-    assert tried.calls and all(c.protocol == TOOLS[name].protocol and c.stream for c in tried.calls)
+    # every call through the gateway, in the agent's own protocol (streamed), metered exactly as served
+    assert tried.calls and all(c.protocol == TOOLS[name].protocol and (c.stream or not streamed)
+                               for c in tried.calls)
     assert tried.metered == tried.served_tokens and len(tried.served) == len(tried.calls)
     assert {c.model for c in tried.calls} == {SCRIPTED}  # sub-agents and side calls included
     assert tried.keys_upstream == {"scripted-key"}  # the provider's key, never the trial's token

@@ -10,8 +10,17 @@ import httpx
 import openai
 import pytest
 
-from reclaim.agents.scripted import DONE, Player, Reply, ScriptedModel, Solutions, shell_tool, solution_steps
-from reclaim.agents.scripted.player import calls_made
+from reclaim.agents.scripted import (
+    DONE,
+    Player,
+    Reply,
+    ScriptedModel,
+    Solutions,
+    shell_tool,
+    solution_steps,
+    solution_text,
+)
+from reclaim.agents.scripted.player import aider_diff, calls_made
 from reclaim.suites import bundled
 
 STEP = "echo 'a \"quoted\" step' > out.txt"
@@ -177,3 +186,30 @@ def test_solutions_follow_the_task_the_request_quotes_and_the_steps_write_the_re
     for f in (demo / "reimplement-huber-irls" / "reference").iterdir():
         if f.is_file() and not f.name.startswith(("ref_weak", "weakened")):
             assert (tmp_path / f.name).read_bytes() == f.read_bytes()
+
+
+def test_an_agent_without_a_shell_tool_gets_the_solution_once_in_its_edit_format():
+    """aider offers no tool: the whole solution in its diff format (a SEARCH/REPLACE block with an
+    empty SEARCH creates each file) and a ```bash block running reproduce.sh, then 'done'."""
+    demo = bundled()["demo"] / "reimplement-huber-irls"
+    text = solution_text(demo, "aider-diff")
+    lines = text.splitlines()
+    for name in ("ref_huber.py", "reproduce.sh"):
+        i = lines.index(name)
+        assert lines[i + 1:i + 4] == ["```", "<<<<<<< SEARCH", "======="]
+        body = lines[i + 4:lines.index(">>>>>>> REPLACE", i)]
+        assert "\n".join(body) + "\n" == (demo / "reference" / name).read_text()
+    assert "ref_weak_huber.py" not in lines and lines[-3:] == ["```bash", "bash reproduce.sh && cat results.json",
+                                                               "```"]
+    player = Player(solution_steps(demo), text=text)
+    first = {"_protocol": "chat", "messages": [{"role": "user", "content": "# Task: reimplement-huber-irls"}]}
+    assert player(first).text == text and not player(first).tool_calls
+    later = {**first, "messages": [*first["messages"], {"role": "assistant", "content": text},
+                                   {"role": "user", "content": "Output from bash reproduce.sh ..."}]}
+    assert player(later).text == DONE
+    summary = {"_protocol": "chat", "messages": [{"role": "user", "content": "# USER ...# ASSISTANT " + text}]}
+    assert player(summary).text == DONE  # its summary of the chat quotes the solution: not said again
+    with pytest.raises(ValueError, match="SEARCH/REPLACE marker"):
+        aider_diff({"a.txt": "x\n=======\ny\n"}, "true")
+    with pytest.raises(ValueError, match="no edit format"):
+        solution_text(demo, "udiff")

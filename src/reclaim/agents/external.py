@@ -55,6 +55,16 @@ class Tool:
     finish: tuple[str, ...] = ()
     """Shell steps that end its loop, where it ends on a command rather than a final answer
     (the scripted model plays them last)."""
+    token_env: tuple[str, ...] = ()
+    """Variables it reads its API key from, besides the providers' own (which the trial's
+    environment already sets): they get the trial's gateway token."""
+    python: str = ""
+    """The Python it requires where reclaim's own will not do (e.g. "3.12"): its virtual
+    environment is made with that interpreter (``python_for``)."""
+    text: str = ""
+    """Where it offers the model no shell tool but takes its changes from the answer's text: the
+    edit format it is launched with (agents/scripted TEXT_FORMATS), in which the scripted model
+    writes the solution."""
 
     @property
     def venv(self) -> bool:
@@ -74,12 +84,28 @@ class Tool:
         return self.home / ("node_modules/.bin" if self.npm else "bin")
 
 
+def python_for(version: str) -> str:
+    """An interpreter of Python ``version`` ("3.12"): reclaim's own if it is that version, else
+    pythonX.Y on PATH, else pyenv's newest X.Y.*; else an AgentError saying what is missing."""
+    if not version or sys.version.startswith(version + "."):
+        return sys.executable
+    found = shutil.which(f"python{version}")
+    if found and "/shims/" not in found:  # a pyenv shim refuses a version not selected
+        return found
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    versions = sorted(root.glob(f"{version}.*/bin/python{version}"),
+                      key=lambda p: [int(x) if x.isdigit() else 0 for x in p.parents[1].name.split(".")])
+    if versions:
+        return str(versions[-1])
+    raise AgentError(f"it needs Python {version}: no python{version} on PATH nor in {root}")
+
+
 def install(tool: Tool) -> list[list[str]]:
     """The commands that install a tool at its pinned version, in a folder of its own."""
     if tool.npm:
         return [["npm", "install", "--no-fund", "--no-audit", "--prefix", str(tool.home),
                  f"{tool.package}@{tool.version}"]]
-    return [[sys.executable, "-m", "venv", str(tool.home)],
+    return [[python_for(tool.python), "-m", "venv", str(tool.home)],
             [str(tool.home / "bin" / "pip"), "install", "--disable-pip-version-check",
              f"{tool.package}=={tool.version}"]]
 
@@ -122,6 +148,30 @@ def _gemini_settings(m: str, url: str, logs: str) -> dict[str, str]:
         "privacy": {"usageStatisticsEnabled": False}, "model": {"disableLoopDetection": True}}, indent=2)}
 
 
+def _aider_argv(p: str, m: str, logs: str) -> list[str]:
+    """One message, then it exits. Its edits come in the diff edit format (SEARCH/REPLACE blocks,
+    and ```bash blocks for the commands it offers to run: the format the scripted model writes).
+    Not --yes-always: that answers no to running a command (aider 0.86 asks it with
+    explicit_yes_required); with no terminal (the sandbox's stdin is /dev/null) every question
+    takes its default, which is yes, commands included. Every model it may call (its weak model
+    for summaries, its editor model) is the chosen one; no git, no URL scraping (it would offer
+    to install a browser), no update check, no analytics."""
+    om = f"openai/{m}"
+    return ["aider", "--message", p, "--edit-format", "diff", "--model", om, "--weak-model", om,
+            "--editor-model", om, "--no-fancy-input", "--no-pretty", "--no-git", "--no-auto-commits",
+            "--no-detect-urls", "--no-check-update", "--no-show-release-notes", "--no-show-model-warnings",
+            "--analytics-disable", "--chat-history-file", f"{logs}/aider.chat.md",
+            "--input-history-file", f"{logs}/aider.input.history", "--llm-history-file", f"{logs}/aider.llm.history"]
+
+
+def _aider_files(m: str, url: str, logs: str) -> dict[str, str]:
+    """aider fetches litellm's model price list from GitHub unless its cache holds one: a
+    non-empty cache that knows no model, so it asks litellm, which reads its own bundled copy
+    (LITELLM_LOCAL_MODEL_COST_MAP), and nothing leaves the sandbox."""
+    return {".aider/caches/model_prices_and_context_window.json":
+            json.dumps({"reclaim": "offline: litellm's bundled model list is read instead"})}
+
+
 TOOLS = {t.name: t for t in [
     Tool("claude-code", "claude", "@anthropic-ai/claude-code", "2.1.197", "anthropic",
          lambda p, m, logs: ["claude", "-p", p, "--output-format", "stream-json", "--verbose",
@@ -135,10 +185,15 @@ TOOLS = {t.name: t for t in [
          lambda p, m, logs: ["gemini", "-p", p, "--yolo", "-m", m, "--output-format", "stream-json"],
          lambda m, url, logs: {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_MODEL": m}, npm=True,
          files=_gemini_settings, tested=True),
-    Tool("openhands", "python", "openhands-ai", "1.11.0", "openai",
-         lambda p, m, logs: ["python", "-m", "openhands.core.main", "-t", p],
-         lambda m, url, logs: {"LLM_MODEL": f"openai/{m}", "LLM_BASE_URL": f"{url}/v1", "RUNTIME": "local",
-                               "WORKSPACE_BASE": ".", "FILE_STORE_PATH": f"{logs}/openhands"}),
+    # OpenHands' one-shot headless mode is its CLI (PyPI `openhands`, Python 3.12 only): openhands-ai
+    # 1.x is the web app's server and has no openhands.core.main any more. It reads the model from
+    # LLM_* only with --override-with-envs; its public skills it tries to git-clone from GitHub
+    # (hard-coded, no switch), which fails in the sandbox and does not stop it.
+    Tool("openhands", "openhands", "openhands", "1.16.0", "openai",
+         lambda p, m, logs: ["openhands", "--headless", "--json", "--override-with-envs", "-t", p],
+         lambda m, url, logs: {"LLM_MODEL": f"openai/{m}", "LLM_BASE_URL": f"{url}/v1",
+                               "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENHANDS_SUPPRESS_BANNER": "1"},
+         token_env=("LLM_API_KEY",), python="3.12", tested=True),
     Tool("mini-swe-agent", "mini", "mini-swe-agent", "2.4.6", "openai",
          lambda p, m, logs: ["mini", "-y", "--exit-immediately", "-l", "0", "-m", f"openai/{m}", "-t", p,
                              "-o", f"{logs}/mini.traj.json"],
@@ -146,11 +201,9 @@ TOOLS = {t.name: t for t in [
                                "MSWEA_SILENT_STARTUP": "1", "MSWEA_GLOBAL_CONFIG_DIR": f"{logs}/home/mini",
                                "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
          transcript="mini.traj.json", tested=True, finish=("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",)),
-    Tool("aider", "aider", "aider-chat", "0.86.2", "openai",
-         lambda p, m, logs: ["aider", "--message", p, "--yes-always", "--no-git", "--no-auto-commits",
-                             "--no-check-update", "--no-show-model-warnings", "--analytics-disable",
-                             "--model", f"openai/{m}", "--chat-history-file", f"{logs}/aider.chat.md"],
-         transcript="aider.chat.md"),
+    Tool("aider", "aider", "aider-chat", "0.86.2", "openai", _aider_argv,
+         lambda m, url, logs: {"LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+         transcript="aider.chat.md", files=_aider_files, text="aider-diff", tested=True),
 ]}
 
 
@@ -173,6 +226,17 @@ def availability(tool: Tool) -> tuple[bool, str]:
     if not exe.is_relative_to(tool.home):
         return True, f"{exe} (the one on PATH, not reclaim's install of {tool.version}: {tool.install})"
     return True, f"{tool.package} {tool.version}"
+
+
+def _venv_base(venv: Path) -> Path:
+    """The install of the interpreter a virtual environment was made with (pyvenv.cfg's home is
+    its bin folder): reclaim's own, or another Python's where the tool needs one."""
+    cfg = venv / "pyvenv.cfg"
+    for line in cfg.read_text(encoding="utf-8").splitlines() if cfg.is_file() else []:
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            return Path(value.strip()).resolve().parent
+    return Path(sys.base_prefix).resolve()
 
 
 @dataclass
@@ -203,7 +267,7 @@ class ExternalAgent:
             return []
         if self.tool.npm:
             return [Bind(home, str(home))]
-        base = Path(sys.base_prefix).resolve()
+        base = _venv_base(home)
         return [Bind(home, str(home)), *([] if str(base).startswith("/usr/") else [Bind(base, str(base))])]
 
     def run(self, ctx: AgentContext) -> None:
@@ -222,6 +286,7 @@ class ExternalAgent:
             (home / rel).write_text(text, encoding="utf-8")
         ctx.give(home)
         env = ctx.env() | {"HOME": f"{logs}/home"} | self.tool.env(ctx.model.name, url, logs)
+        env |= dict.fromkeys(self.tool.token_env, ctx.model.token)
         if (installed := self.own_install()) is not None:
             # the trial's environment first, so the tool's own Python is not what its commands get
             own = installed / ("node_modules/.bin" if self.tool.npm else "bin")

@@ -74,5 +74,23 @@ def aider(text: str) -> list[str]:
     return [line[:300] for line in text.splitlines() if line.startswith(("#### ", "> "))]
 
 
+def openhands(text: str) -> list[str]:
+    """openhands --headless --json: one event a line (MessageEvent, ActionEvent, ObservationEvent)."""
+    steps = []
+    for ev in _lines(text):
+        if not isinstance(ev, dict):
+            continue
+        if ev.get("kind") == "ActionEvent" and isinstance(ev.get("action"), dict):
+            act = ev["action"]
+            what = act.get("command") if isinstance(act.get("command"), str) else json.dumps(act)
+            steps.append(f"tool {ev.get('tool_name') or act.get('kind')}: {what[:300]}")
+        elif ev.get("kind") == "MessageEvent" and ev.get("source") == "agent":
+            content = (ev.get("llm_message") or {}).get("content") or []
+            said = "".join(c.get("text", "") for c in content if isinstance(c, dict)) if isinstance(content, list) \
+                else str(content)
+            steps.append(f"said: {said[:300]}")
+    return steps
+
+
 PARSERS = {"claude-code": claude_code, "codex": codex, "gemini-cli": gemini_cli, "mini-swe-agent": mini_swe_agent,
-           "aider": aider}
+           "aider": aider, "openhands": openhands}

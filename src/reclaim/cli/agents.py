@@ -39,10 +39,15 @@ def agents_install(name: Annotated[str, typer.Argument(help="A third-party agent
     import subprocess
 
     from reclaim.agents.external import TOOLS, install
+    from reclaim.errors import AgentError
 
     if name not in TOOLS:
         fail(f"no third-party agent '{name}'; choose one of {', '.join(TOOLS)}")
-    for cmd in install(TOOLS[name]):
+    try:
+        cmds = install(TOOLS[name])
+    except AgentError as e:  # a Python it needs is not here
+        fail(f"cannot install {name}: {e}", 1)
+    for cmd in cmds:
         console.print("$ " + " ".join(cmd), highlight=False)
         if subprocess.run(cmd).returncode != 0:
             fail(f"installing {name} failed at: {' '.join(cmd)}", 1)

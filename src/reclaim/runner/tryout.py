@@ -1,11 +1,11 @@
 """`reclaim agents try NAME`: one real agent on one task, driven by the scripted model, for free.
 
 The scripted model (agents/scripted) plays the task's reference solution through whichever shell
-tool the agent offers; everything else is a real run: the agent's own program in the sandbox, its
-calls through the gateway, the re-executions and the judge. What comes back says whether the
-wiring holds: the outcome, every model call (protocol, streaming, the tokens the gateway metered
-against those the scripted model served: they must agree), the models refused, and the commands
-the agent ran.
+tool the agent offers (to one that offers none, aider, it writes it in the agent's edit format);
+everything else is a real run: the agent's own program in the sandbox, its calls through the
+gateway, the re-executions and the judge. What comes back says whether the wiring holds: the
+outcome, every model call (protocol, streaming, the tokens the gateway metered against those the
+scripted model served: they must agree), the models refused, and the commands the agent ran.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.agents import TOOLS
-from reclaim.agents.scripted import Player, ScriptedModel, Served, Solutions, solution_steps
+from reclaim.agents.scripted import Player, ScriptedModel, Served, Solutions, solution_steps, solution_text
 from reclaim.gateway import Upstreams
 from reclaim.runner.run import RunOptions, execute, plan_run
 from reclaim.store import RunDir, TrialRecord
@@ -85,7 +85,8 @@ def try_agent(name: str, *, task: str = TRY_TASK, suite: Path | None = None, san
     """Run agent ``name`` on ``task`` against the scripted model; return what the trial showed."""
     suite = suite or bundled()["demo"]
     tool = TOOLS.get(name)
-    player = Player(solution_steps(suite / task), finish=list(tool.finish) if tool else [])
+    player = Player(solution_steps(suite / task), finish=list(tool.finish) if tool else [],
+                    text=solution_text(suite / task, tool.text) if tool and tool.text else "")
     with ScriptedModel() as upstream, _scripted_keys():
         upstream.always(Solutions({task: player}), n=400)
         rd = plan_run(RunOptions(suite=suite, agents=[name], tasks=[task], sandbox=sandbox, runs_root=runs_root,

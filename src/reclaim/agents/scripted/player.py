@@ -5,6 +5,10 @@ The same steps drive every agent, whatever its protocol (agents/scripted/wire.py
 are compared on equal terms: what differs between two agents' trials is the adapter and the
 program, never the model. A request that offers no shell tool (a title, a summary, a quota
 check) is answered with a short text and does not advance the solution.
+
+An agent that offers the model no tool at all (aider) edits files through the text of the
+model's answer and runs the shell commands it suggests: for it the player says the whole
+solution once, in that agent's edit format (``TEXT_FORMATS``), then that the task is done.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ COMMAND_KEYS = ("command", "cmd", "commands", "script")
 DONE = "The task is done: results.json and reproduce.sh are in the workspace."
 SIDE = "ok"
 HEREDOC = "RECLAIM_EOF"
+RUN = "bash reproduce.sh && cat results.json"
+TEXT_HEAD = "The reference solution: its files, then the command that runs it."
 
 
 @dataclass(frozen=True)
@@ -114,16 +120,23 @@ def calls_made(body: dict, protocol: str) -> int:
 @dataclass
 class Player:
     """Plays ``steps`` (shell commands), one per turn, to whichever agent asks; ``finish``: the
-    steps an agent needs to end its loop (mini-swe-agent's submit command), played last."""
+    steps an agent needs to end its loop (mini-swe-agent's submit command), played last.
+    ``text``: for an agent that offers no tool, the whole solution as one answer in its edit
+    format (``solution_text``), said where no shell tool is offered and the request does not
+    quote it yet."""
 
     steps: list[str]
     finish: list[str] = field(default_factory=list)
     tokens_out: int | None = None
+    text: str = ""
 
     def __call__(self, body: dict) -> Reply:
         protocol = body.get("_protocol", "chat")
         tin = max(1, len(json.dumps(body)) // 4)
         tool = shell_tool(body, protocol)
+        if tool is None and self.text:
+            # said once: a later request quotes it (aider's next turn, or its summary of the chat)
+            return self._reply(DONE if TEXT_HEAD in json.dumps(body) else self.text, [], tin)
         if tool is None:
             return self._reply(SIDE, [], tin)
         done = calls_made(body, protocol)
@@ -140,22 +153,51 @@ class Player:
         return Reply(content=text, tool_calls=list(calls), tokens=(tin, out))
 
 
+def solution_files(task_dir: Path) -> dict[str, str]:
+    """The files of a task's reference solution (its weakened variant left out), by relative path."""
+    ref = task_dir / "reference"
+    return {f.relative_to(ref).as_posix(): f.read_text(encoding="utf-8")
+            for f in sorted(p for p in ref.rglob("*") if p.is_file())
+            if not f.relative_to(ref).as_posix().startswith(("ref_weak", "weakened"))}
+
+
 def solution_steps(task_dir: Path) -> list[str]:
     """The steps that solve a task by its reference solution: look around, write the reference's
     files into the workspace, run its reproduce.sh and show what came out."""
-    ref = task_dir / "reference"
     steps = ["ls; head -5 TASK.md"]
-    for f in sorted(p for p in ref.rglob("*") if p.is_file()):
-        rel = f.relative_to(ref).as_posix()
-        if rel.startswith(("ref_weak", "weakened")):
-            continue
-        text = f.read_text(encoding="utf-8")
+    for rel, text in solution_files(task_dir).items():
         if HEREDOC in text:
-            raise ValueError(f"{f}: holds the heredoc marker {HEREDOC}")
+            raise ValueError(f"{task_dir / 'reference' / rel}: holds the heredoc marker {HEREDOC}")
         folder = f"mkdir -p {Path(rel).parent.as_posix()} && " if "/" in rel else ""
         steps.append(f"{folder}cat > {rel} <<'{HEREDOC}'\n{text}{'' if text.endswith(chr(10)) else chr(10)}{HEREDOC}")
-    steps.append("bash reproduce.sh && cat results.json")
+    steps.append(RUN)
     return steps
+
+
+_AIDER_MARKS = re.compile(r"^(<{5,9} SEARCH>?|={5,9}|>{5,9} REPLACE)\s*$")
+
+
+def aider_diff(files: dict[str, str], run: str) -> str:
+    """aider's ``diff`` edit format: a SEARCH/REPLACE block per file, whose empty SEARCH creates
+    it, and a ```bash block with the command, which aider offers to run (aider/coders/editblock_coder.py)."""
+    out = [TEXT_HEAD, ""]
+    for rel, text in files.items():
+        if any(_AIDER_MARKS.match(line.strip()) for line in text.splitlines()):
+            raise ValueError(f"{rel}: holds a line aider would read as a SEARCH/REPLACE marker")
+        out += [rel, "```", "<<<<<<< SEARCH", "=======", *text.splitlines(), ">>>>>>> REPLACE", "```", ""]
+    return "\n".join([*out, "```bash", run, "```", ""])
+
+
+TEXT_FORMATS = {"aider-diff": aider_diff}
+"""The edit formats of agents that take the model's changes from its text, by name (Tool.text)."""
+
+
+def solution_text(task_dir: Path, fmt: str) -> str:
+    """A task's reference solution as one answer in edit format ``fmt``: its files, then the
+    command that runs reproduce.sh."""
+    if fmt not in TEXT_FORMATS:
+        raise ValueError(f"no edit format {fmt!r}; known: {', '.join(TEXT_FORMATS)}")
+    return TEXT_FORMATS[fmt](solution_files(task_dir), RUN)
 
 
 def task_of(body: dict) -> str | None:
