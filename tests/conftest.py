@@ -125,6 +125,7 @@ SLOW_MODULES = {  # modules whose tests run whole trials or suites (a sandbox, a
     "judge/test_evaluate_mode.py", "judge/test_released_wheel.py", "judge/test_evidence.py", "cli/test_run_cli.py",
     "cli/test_runs_cli.py", "cli/test_validate.py", "agents/test_mini_swe_agent.py", "agents/test_llm_agent.py",
     "agents/test_external_adapters.py", "agents/test_real_agents.py", "gateway/test_sandbox_access.py",
+    "agents/test_real_model_agent.py", "judge/test_real_model_judge.py",
     "runner/test_network.py",
 }
 TRIAL_FIXTURES = {"sandbox_name", "bwrap_only", "image", "demo_run", "judged", "mini_suite"}
@@ -137,3 +138,13 @@ def pytest_collection_modifyitems(config, items):
         rel = Path(str(item.fspath)).resolve().relative_to(root).as_posix()
         if rel in SLOW_MODULES or TRIAL_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def local_model():
+    """A real small model served on this machine (tests/local_model.py), one for the session."""
+    from local_model import LocalModel, install
+
+    model = LocalModel(install())
+    yield model
+    model.close()
