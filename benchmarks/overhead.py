@@ -18,7 +18,7 @@ from pathlib import Path
 from reclaim.budget.limits import Limits
 from reclaim.runner.network import phase_netns
 from reclaim.runner.run import RunOptions, execute, plan_run
-from reclaim.sandbox import SandboxConfig, default_backend, make_sandbox
+from reclaim.sandbox import SandboxConfig, backend, default_backend, make_sandbox
 from reclaim.suites import bundled
 from reclaim.trace import CommandFinished, read_trace
 
@@ -28,7 +28,7 @@ def sandbox_cost(name: str, tmp: Path, n: int = 30) -> float:
     phase's cgroups, and (a root harness under bwrap) in the phase's network namespace with the
     egress proxy's port, under the exec record."""
     limits = Limits(memory_mb=1024, cpus=1).start()
-    ns = phase_netns(name, gateway=False, egress=True)
+    ns = phase_netns(backend(name), gateway=False, egress=True)
     (tmp / "bench-egress").mkdir(exist_ok=True)
     box = make_sandbox(name, SandboxConfig(tmp / "bench-ws", netns=ns, egress=tmp / "bench-egress",
                                            launcher=limits.wrap([]), launcher_env=dict(limits.env)))
@@ -56,8 +56,8 @@ def main() -> None:
             rd = plan_run(RunOptions(suite=bundled()["demo"], agents=args.agents.split(","),
                                      jobs=args.jobs, sandbox=sandbox, runs_root=Path(tmp)))
             records += execute(rd)
-            commands += [sum(isinstance(e, CommandFinished) for e in read_trace(rd.trial_dir(r.trial_id) / "trace.jsonl"))
-                        for r in rd.records()]
+            commands += [sum(isinstance(e, CommandFinished)
+                             for e in read_trace(rd.trial_dir(r.trial_id) / "trace.jsonl")) for r in rd.records()]
         start_stop = sandbox_cost(sandbox, Path(tmp))
     t = [r.timings for r in records]
 
@@ -74,13 +74,12 @@ def main() -> None:
     print(f"  (commands themselves: median {med([x['total_s'] for x in t]) - med(overhead):.1f} ms of "
           f"{med([x['total_s'] for x in t]):.1f} ms per trial)")
     phases = {
-        "workspace build": [x.get("workspace_s", 0) for x in t],
+        "prepare (environment, workspace)": [x.get("prepare_s", 0) for x in t],
         "agent phase minus commands (sandbox start/stop, snapshots, trace)":
             [x.get("agent_s", 0) - x.get("agent_commands_s", 0) for x in t],
         "re-execution minus commands (copy, sandbox, snapshots)":
-            [x.get("reexec_s", 0) - x.get("reexecute_commands_s", 0) for x in t],
+            [x.get("reexecute_s", 0) - x.get("reexecute_commands_s", 0) for x in t],
         "judging (rules)": [x.get("judge_s", 0) for x in t],
-        "sealing (trace closed, records hashed, trial.json)": [x.get("seal_s", 0) for x in t],
     }
     for name, xs in phases.items():
         print(f"  {name:<70} median {med(xs):7.2f} ms")
