@@ -108,14 +108,15 @@ def _check_reproduced(name: str, tried, streamed: bool = True) -> None:
             assert b"scripted-key" not in f.read_bytes(), f
 
 
-@pytest.mark.parametrize("name", NPM_AGENTS)
-def test_the_real_agent_ends_budget_exhausted_when_its_tokens_run_out(name, installed, sandbox_name, tmp_path):
+@pytest.mark.parametrize("name", [*NPM_AGENTS, "aider", "openhands"])
+def test_the_real_agent_ends_budget_exhausted_when_its_tokens_run_out(name, sandbox_name, tmp_path, request):
+    request.getfixturevalue("installed" if name in NPM_AGENTS else name)
     demo = bundled()["demo"]
     suite = tmp_path / "suite"
     shutil.copytree(demo, suite, ignore=shutil.ignore_patterns("verified.yaml"), symlinks=True)
     spec_file = suite / "reimplement-huber-irls" / "task.yaml"
     spec = yaml.safe_load(spec_file.read_text())
-    spec.setdefault("budget", {})["model_tokens"] = 12000  # less than two of its calls
+    spec.setdefault("budget", {})["model_tokens"] = 1000  # less than any agent's first call
     spec_file.write_text(yaml.safe_dump(spec))
     tried = try_agent(name, suite=suite, sandbox=sandbox_name, runs_root=tmp_path / "runs")
     assert tried.record.outcome.value == "budget_exhausted", (tried.record.error, tried.warnings)
