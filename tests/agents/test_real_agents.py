@@ -184,3 +184,19 @@ def test_what_claude_code_reaches_for_besides_the_gateway_is_denied_on_the_recor
               and not e.allowed]
     assert denied and all(e.host != "127.0.0.1" for e in denied), denied
     assert any("anthropic.com" in e.host for e in denied), {e.host for e in denied}
+
+
+def test_reclaim_agents_try_says_whether_an_agent_is_wired(installed, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from reclaim.cli.main import app
+
+    monkeypatch.chdir(tmp_path)  # its run goes under ./runs
+    res = CliRunner().invoke(app, ["agents", "try", "claude-code", "--show"])
+    assert res.exit_code == 0, res.output
+    assert "claude-code on reimplement-huber-irls: reproduced" in res.output
+    assert "anthropic streamed" in res.output and "claude-code is wired" in res.output
+    assert "timeline" in res.output  # --show told the trial's story
+    res = CliRunner().invoke(app, ["agents", "try", "aider", "--no-install"],
+                             env={"RECLAIM_AGENTS_HOME": str(tmp_path / "none")})
+    assert res.exit_code != 0 and "aider is not installed" in res.output

@@ -59,7 +59,9 @@ def agents_try(
     name: Annotated[str, typer.Argument(help="An agent, e.g. claude-code, codex, gemini-cli, mini-swe-agent.")],
     task: Annotated[str, typer.Option(help="A task of the demo suite.")] = "reimplement-huber-irls",
     sandbox: Annotated[str, typer.Option(help="bwrap, container or process.")] = "bwrap",
-    install_it: Annotated[bool, typer.Option("--install", help="Install the agent first if it is not here.")] = False,
+    install_it: Annotated[bool, typer.Option("--install/--no-install",
+                                             help="Install the agent first where it is not here.")] = True,
+    story: Annotated[bool, typer.Option("--show", help="Also tell the trial's story (reclaim show).")] = False,
 ) -> None:
     """Check an agent's wiring for free: run it on one demo task against reclaim's scripted model
     (a local provider that plays the task's solution through the agent's own shell tool), through
@@ -70,7 +72,8 @@ def agents_try(
     tool = TOOLS.get(name)
     if tool is not None and not availability(tool)[0]:
         if not install_it:
-            fail(f"{name} is not installed: run `reclaim agents try {name} --install`, or {tool.install}")
+            fail(f"{name} is not installed: run `reclaim agents try {name}` (it installs it), or {tool.install}")
+        console.print(f"{name} is not installed here: installing {tool.package} {tool.version} first", highlight=False)
         agents_install(name)
     tried = try_agent(name, task=task, sandbox=sandbox)
     rec = tried.record
@@ -86,6 +89,10 @@ def agents_try(
                   highlight=False)
     for w in tried.warnings[:10]:
         console.print(f"[yellow]warning:[/] {w}", highlight=False)
+    if story:
+        from reclaim.cli.show import show
+
+        show(tried.trial_dir)
     console.print(f"the trial: reclaim show {tried.trial_dir}", highlight=False)
     if not tried.wired:
         raise typer.Exit(1)
