@@ -143,7 +143,7 @@ def _problems(s) -> int:
 
     n = 0
     for t in s.tasks:
-        for p in task_problems(t, s.meta.llm_judged):
+        for p in task_problems(t, s.meta.llm_judged, s.meta.sources_required):
             n += 1
             err.print(f"[red]✗[/] {escape(str(t.dir / 'task.yaml'))}: {escape(p)}", highlight=False)
     if n:

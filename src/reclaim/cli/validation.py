@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from reclaim.judge import MIN_SIGNIFICANT_DIGITS, acceptance, applicable, checkable, meaning
-from reclaim.spec import VERIFIED_FILE, Direction, Task, Verified
+from reclaim.spec import VERIFIED_FILE, Direction, Task, Verified, quoted
 from reclaim.store import VERDICT_JSON, TrialRecord
 
 REEXEC_RUNS = ("ablation", "code-withheld", "withheld", "scrambled", "rewritten")  # the re-runs beside reexec/
@@ -22,11 +22,21 @@ def _metric_list(values: dict[str, float]) -> str:
     return ", ".join(f"{k} = {v:g}" for k, v in values.items())
 
 
-def task_problems(task: Task, llm_judged: list[str]) -> list[str]:
+def task_problems(task: Task, llm_judged: list[str], sources_required: bool = False) -> list[str]:
     """What fails validation beyond the spec: a task where no check in code can force the number
-    to be computed (unless the suite leaves it to the LLM judge), a perturbation with no numbers."""
+    to be computed (unless the suite leaves it to the LLM judge), a perturbation with no numbers,
+    a target whose quoted source does not print its numbers (or, where the suite requires it, has none)."""
     spec = task.spec
     out = []
+    source = spec.target.source
+    if source is None and sources_required:
+        out.append("target.source: missing, and suite.yaml requires one: give kind (paper or authors), url and "
+                   "the quote as printed, with the number")
+    elif source is not None:
+        missing = [f"{m.name} = {m.value:g}" for m in spec.metrics() if not quoted(m.value, source.quote)]
+        if missing:
+            out.append(f"target.source.quote does not print {', '.join(missing)}: quote the text with the number "
+                       "as printed there (a percentage counts: 87.1 for 0.871), or correct the value")
     for p in spec.verify.perturb:
         if not spec.expected(p):
             out.append(f"verify.perturb '{p.name}' has no reference numbers: give its values, or run "

@@ -1,6 +1,6 @@
 """Task specs: what a paper claims, what was released, and how a result is judged."""
 
-from reclaim.spec.claims import PLAUSIBLE_TOLERANCES
+from reclaim.spec.claims import PLAUSIBLE_TOLERANCES, SourceKind, TargetSource, quoted
 from reclaim.spec.load import (
     VERIFIED_FILE,
     Problem,
@@ -62,10 +62,12 @@ __all__ = [
     "Reexecution",
     "Reference",
     "ReferenceCost",
+    "SourceKind",
     "SpecError",
     "Suite",
     "SuiteMeta",
     "Target",
+    "TargetSource",
     "Task",
     "TaskSpec",
     "Tolerance",
@@ -74,5 +76,6 @@ __all__ = [
     "content_hash",
     "load_suite",
     "load_task",
+    "quoted",
     "unlisted_tasks",
 ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+from enum import Enum
 
 from pydantic import Field, model_validator
 
@@ -55,6 +57,22 @@ class MetricTarget(Tolerance):
         "or an error: nothing past them is plausible, and a paper's value at a bound cannot be beaten.")
 
 
+class SourceKind(str, Enum):
+    paper = "paper"
+    authors = "authors"
+
+
+class TargetSource(Strict):
+    """Where the target's numbers were read: the paper itself (its abstract, a table or figure), or
+    its authors' own report of the paper's result (their repository's README or results file, their
+    project page). Never a third-party summary."""
+
+    kind: SourceKind = Field(description="paper, or authors (their repository or project page).")
+    url: str = Field(pattern=r"^https?://\S+$", description="The page or file the numbers were read from.")
+    quote: str = Field(min_length=1, description="The text as printed there, with every number of the target: "
+                       "tasks validate checks that each value is in it.")
+
+
 class Target(Strict):
     """What the paper claims: one number (``metric``, ``value``, ``direction``) or several
     (``metrics``), all of which must hold unless ``require`` names which."""
@@ -73,6 +91,8 @@ class Target(Strict):
         "value, direction and (optionally) its own tolerance.")
     require: list[str] | None = Field(
         default=None, description="The metrics that must hold (default: all); the others are reported.")
+    source: TargetSource | None = Field(
+        default=None, description="Where the numbers were read, quoted (the paper, or its authors' own report).")
 
     @model_validator(mode="after")
     def _one_form(self) -> Target:
@@ -129,3 +149,20 @@ class Metric:
     required: bool = True
     bounds: tuple[float, float] | None = None
     """The values the metric can take (target.bounds)."""
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def quoted(value: float, quote: str) -> bool:
+    """Is ``value`` printed in ``quote`` (as a number, or as a percentage of it: 0.871 as 87.1 %)?"""
+    found = []
+    for m in _NUMBER.finditer(quote):
+        text = m.group().replace(",", "")
+        if text and text not in "+-":
+            try:
+                found.append(float(text))
+            except ValueError:
+                continue
+    return any(math.isclose(x, v, rel_tol=1e-9, abs_tol=1e-12)
+               for x in found for v in (value, value * 100, value / 100))

@@ -357,6 +357,9 @@ class SuiteMeta(Strict):
     tasks: list[str] | None = Field(
         default=None, description="Task folders, in order; default: every folder with task.yaml."
     )
+    sources_required: bool = Field(
+        default=False, description="Every task must say where its target's numbers were read (target.source, "
+        "quoted): tasks validate refuses one that does not, or whose quote lacks a value.")
     llm_judged: list[str] = Field(
         default_factory=list, description="Tasks for which no check in code can force the number to be computed "
         "(nothing to withhold, no perturbation, no measurable reference cost): the suite relies on the LLM "
