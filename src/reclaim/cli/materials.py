@@ -92,3 +92,35 @@ def _line(task: str, name: str, m: CachedMaterial) -> None:
     state = "[green]fetched[/]" if m.fetched else "cached"
     console.print(f"[green]✓[/] {task:<28} {name:<8} {m.kind:<5} {m.source}  {m.digest[:12]}  "
                   f"{size(m.bytes):>10}  {state}", highlight=False, soft_wrap=True)
+
+
+@materials_app.command("lock")
+def lock(
+    suite: Annotated[str | None, typer.Argument(help="Suite folder.")] = None,
+) -> None:
+    """Read every file the suite's tasks fetch over HTTP once and record its sha256 in suite.lock:
+    a task may then leave http.sha256 out, and every later fetch must match the lock."""
+    from reclaim.materials.lock import make_lock
+    from reclaim.spec.lock import LOCK_FILE, write_lock
+
+    folder = resolve_suite(suite)
+    old_lock = folder / LOCK_FILE
+    old = old_lock.read_bytes() if old_lock.is_file() else None
+    old_lock.unlink(missing_ok=True)  # locked afresh: the old lock must not fill the pins
+    try:
+        s = load_suite(folder)
+        made, failures = make_lock(s, lambda key, url, sha: console.print(
+            f"[green]✓[/] {key:<36} {sha}  {url}", highlight=False))
+    except SpecError as e:
+        for p in e.problems:
+            err.print(f"[red]✗[/] {p}", highlight=False)
+        failures, made = [f"{len(e.problems)} problem(s) in {folder}"], None
+    for f in failures:
+        console.print(f"[red]✗[/] {f}", highlight=False)
+    if failures or made is None:
+        if old is not None:
+            old_lock.write_bytes(old)  # the lock as it was
+        fail(f"{len(failures)} file(s) could not be locked; {LOCK_FILE} left as it was", code=1)
+    assert made is not None  # fail() does not return
+    path = write_lock(folder, made)
+    console.print(f"locked {len(made.files)} file(s) in {path}", highlight=False)

@@ -50,7 +50,9 @@ class HttpFetcher:
         self.unpack = unpack if unpack is not None else archive_kind(self.name) is not None
         self._key = key or f"http:{sha256}:{'unpack' if self.unpack else self.name}"
         if sha256 is None and key is None:
-            raise problem(where, self.sha_field, "no sha256 given", "pin the file's sha256")
+            raise problem(where, self.sha_field, "no sha256 given, and the suite's lock gives none",
+                          "pin the file's sha256, or run reclaim materials lock SUITE where the network reaches it "
+                          "(it records every file's sha256 in suite.lock)")
 
     def key(self) -> str:
         return self._key

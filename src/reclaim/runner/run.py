@@ -20,6 +20,7 @@ from reclaim.runner.resources import time_limit
 from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.sandbox import check_backend
 from reclaim.spec import Level, Suite, load_suite
+from reclaim.spec.lock import lock_digest
 from reclaim.store import (
     MAX_RETRIES,
     RunDir,
@@ -142,6 +143,7 @@ def _write_plan(opts: RunOptions, suite: Suite, tasks: list, cache: MaterialCach
         suite_dir=str(suite.dir.resolve()), suite_hash=suite_hash({t.id: t.hash for t in tasks}),
         suite_name=suite.meta.name,
         suite_version=suite.meta.version, task_hashes={t.id: t.hash for t in tasks},
+        suite_lock=lock_digest(suite.dir),
         tasks=[t.id for t in tasks], agents=list(opts.agents), seeds=list(range(opts.seeds)),
         judge=opts.judge.label, judge_config=opts.judge.model_dump(), sandbox=opts.sandbox, jobs=opts.jobs,
         budget_scale=opts.budget_scale, model=opts.model, upstreams=opts.upstreams.model_dump(), gpus=opts.gpus,

@@ -14,6 +14,7 @@ from pydantic_core import ErrorDetails
 
 from reclaim import errors
 from reclaim.spec import placeholders
+from reclaim.spec.lock import LOCK_FILE, apply_lock, read_lock
 from reclaim.spec.models import Level, SuiteMeta, TaskSpec
 
 TASK_FILE = "task.yaml"
@@ -362,6 +363,13 @@ def load_suite(suite_dir: Path) -> Suite:
             tasks.append(Task(load_task(d), d, content_hash(d)))
         except SpecError as e:
             problems.extend(e.problems)
+    try:
+        lock = read_lock(suite_dir)
+    except ValueError as e:
+        raise SpecError([Problem(suite_dir / LOCK_FILE, "", str(e), "run reclaim materials lock again")]) from None
+    for t in tasks:
+        t.spec, found = apply_lock(t.spec, lock)
+        problems += [Problem(t.dir / TASK_FILE, f, message, fix) for f, message, fix in found]
     if problems:
         raise SpecError(problems)
     if not tasks:

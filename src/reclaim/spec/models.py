@@ -68,7 +68,9 @@ class GitSource(Strict):
 
 class HttpSource(Strict):
     url: str = Field(pattern=r"^https?://", description="HTTP(S) URL of a file or archive.")
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="Expected sha256 of the file.")
+    sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$",
+                               description="Expected sha256 of the file; left out, the suite's lock (suite.lock, "
+                               "written by reclaim materials lock) must give it.")
     unpack: bool | None = Field(
         default=None, description="Unpack an archive (.zip, .tar, .tar.gz, .tgz, .tar.xz, .tar.bz2); "
         "default: by the URL's suffix.")

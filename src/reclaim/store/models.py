@@ -85,6 +85,8 @@ class RunSpec(BaseModel):
     suite_name: str
     suite_version: str
     task_hashes: dict[str, str] = Field(description="Content hash of every task in the run.")
+    suite_lock: str | None = Field(None, description="sha256 of the suite's suite.lock, where it has one: the "
+                                   "lock whose file hashes the run's fetches had to match.")
     tasks: list[str]
     agents: list[str] = Field(description="Agent specs as given, e.g. 'reference' or 'command:./a.sh'.")
     seeds: list[int]

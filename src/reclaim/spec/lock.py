@@ -1,0 +1,85 @@
+"""A suite's lock: the sha256 of every file a task fetches over HTTP, recorded once where the
+network reaches it (reclaim materials lock), so a curator can pose data on a server they cannot
+download from, and every later fetch must match what was locked.
+
+    suite.lock   JSON: {format_version, locked_at, reclaim_version, files: {"<task>/<kind>": {url, sha256}}}
+
+A task's own ``http.sha256`` wins where it gives one; the lock must then agree with it. Runs
+record the lock's digest (run.json ``suite_lock``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from pydantic import Field, ValidationError
+
+from reclaim.spec.base import Strict
+from reclaim.spec.models import TaskSpec
+
+LOCK_FILE = "suite.lock"
+LOCK_FORMAT = 1
+
+
+class LockedFile(Strict):
+    url: str = Field(description="The URL the file was fetched from when it was locked.")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="Its sha256 then.")
+
+
+class SuiteLock(Strict):
+    format_version: int = Field(LOCK_FORMAT, description="The lock's format.")
+    locked_at: float = Field(description="When it was written (Unix time).")
+    reclaim_version: str = Field(description="The reclaim that wrote it.")
+    files: dict[str, LockedFile] = Field(default_factory=dict, description="'<task>/<kind>' -> the locked file.")
+
+
+def lock_key(task_id: str, kind: str) -> str:
+    return f"{task_id}/{kind}"
+
+
+def read_lock(suite_dir: Path) -> SuiteLock | None:
+    """The suite's lock, or None where it has none; ValueError (with the fix) where it is unreadable."""
+    path = Path(suite_dir) / LOCK_FILE
+    if not path.is_file():
+        return None
+    try:
+        return SuiteLock.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, ValidationError) as e:
+        raise ValueError(f"not a lock this reclaim can read ({str(e).splitlines()[0]})") from None
+
+
+def lock_digest(suite_dir: Path) -> str | None:
+    path = Path(suite_dir) / LOCK_FILE
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def write_lock(suite_dir: Path, lock: SuiteLock) -> Path:
+    path = Path(suite_dir) / LOCK_FILE
+    path.write_text(lock.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def apply_lock(spec: TaskSpec, lock: SuiteLock | None) -> tuple[TaskSpec, list[tuple[str, str, str]]]:
+    """The spec with every HTTP file's sha256 that it leaves out taken from the lock, and the
+    problems as (field, message, fix): a locked URL that is not the task's, a pin the lock contradicts."""
+    problems: list[tuple[str, str, str]] = []
+    materials = spec.materials
+    for kind, ref in spec.materials.refs().items():
+        if ref.http is None or lock is None:
+            continue
+        locked = lock.files.get(lock_key(spec.id, kind))
+        field = f"materials.{kind}.http"
+        if locked is None:
+            continue
+        if locked.url != ref.http.url:
+            problems.append((f"{field}.url", f"suite.lock was made for {locked.url}, not this URL",
+                             "run reclaim materials lock again"))
+        elif ref.http.sha256 is None:
+            http = ref.http.model_copy(update={"sha256": locked.sha256})
+            materials = materials.model_copy(update={kind: ref.model_copy(update={"http": http})})
+        elif ref.http.sha256 != locked.sha256:
+            problems.append((f"{field}.sha256", f"the task pins {ref.http.sha256[:12]}…, suite.lock says "
+                             f"{locked.sha256[:12]}…", "correct the pin, or run reclaim materials lock again"))
+    return spec.model_copy(update={"materials": materials}), problems
