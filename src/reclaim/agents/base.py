@@ -51,11 +51,11 @@ class AgentContext:
 
     def write_workspace(self, rel: str, text: str, mode: int = 0o644) -> None:
         """Write into the workspace as the agent's own file, never through a link it made."""
-        untrusted.write_bytes(self.workspace, rel, text.encode("utf-8"), mode, owner=_owner())
+        untrusted.write_bytes(self.workspace, rel, text.encode("utf-8"), mode, owner=identity.current().owner)
 
     def write_log(self, rel: str, text: str) -> None:
         """Write into the agent's log folder (bound writable into its sandbox), never through a link."""
-        untrusted.write_bytes(self.agent_logs, rel, text.encode("utf-8"), owner=_owner())
+        untrusted.write_bytes(self.agent_logs, rel, text.encode("utf-8"), owner=identity.current().owner)
 
     def read_log(self, rel: str, limit: int = 16 << 20) -> str | None:
         """A file the agent's program left in its log folder, read as untrusted bytes."""
@@ -102,11 +102,6 @@ class AgentContext:
             "RECLAIM_SEED": str(self.seed),
             "RECLAIM_AGENT_LOGS": sb.inside(self.agent_logs),
         } | self.model_env()
-
-
-def _owner() -> tuple[int, int] | None:
-    ident = identity.current()
-    return (ident.uid, ident.gid) if ident.dedicated else None
 
 
 class Baseline:

@@ -95,7 +95,7 @@ class Reexec:
         overlaid = {s.name for s in shown if s.writable}  # the agent's changes are a layer, not copied
         try:
             copied = untrusted_copy.copy_tree(ws, dest, exclude=how.exclude | overlaid, max_bytes=limit,
-                                              owner=(ident.uid, ident.gid) if ident.dedicated else None)
+                                              owner=ident.owner)
         except untrusted_copy.TooLarge as e:
             return ReexecRecord(ran=False, reason=f"not copied for re-execution: {e}")
         removed = sorted(p for p in how.exclude if (ws / p).exists() or (ws / p).is_symlink())

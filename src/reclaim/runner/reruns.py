@@ -125,18 +125,8 @@ def _with_literals_altered(rx: Reexec, files: list[str], values: list[float], in
     in_layers = [f for f in files if f.split("/", 1)[0] in kinds]
 
     def alter(dest: Path) -> list[str]:
-        done = []
-        ident = identity.current()
-        for rel in files:
-            if rel in in_layers:
-                continue
-            try:
-                raw = untrusted.read_bytes(dest, rel, 16 << 20)
-            except untrusted.Untrusted:
-                continue
-            if (new := alter_literals(raw, values)) is not None:
-                untrusted.write_bytes(dest, rel, new, 0o644, owner=(ident.uid, ident.gid) if ident.dedicated else None)
-                done.append(rel)
+        untrusted.treat_files(dest, [f for f in files if f not in in_layers],
+                              lambda rel, raw: alter_literals(raw, values), identity.current().owner, 16 << 20)
         return []  # not scrambled: the record names them (altered_files)
 
     shown = []
@@ -196,8 +186,7 @@ def _code_rewritten(rx: Reexec, seed: str) -> tuple[list[Shown] | None, list[str
             if released.is_copy(dest, e.rel, e.size) or released.is_near_copy(dest, e.rel):
                 new = rewrite_bytes(Path(e.rel).name, untrusted.read_bytes(dest, e.rel, 16 << 20), rng, code=True)
                 if new is not None:
-                    untrusted.write_bytes(dest, e.rel, new, 0o644 | (e.mode & 0o111),
-                                          owner=(ident.uid, ident.gid) if ident.dedicated else None)
+                    untrusted.write_bytes(dest, e.rel, new, 0o644 | (e.mode & 0o111), owner=ident.owner)
                     out.append(e.rel)
         done.extend(out)
         return []  # not scrambled: the record names them as rewritten
@@ -265,15 +254,8 @@ def _data_rewritten(rx: Reexec, inputs: dict, script: str, seed: str) -> ReexecR
     rng = random.Random(f"{seed}:copies:rewrite")
 
     def copies(dest: Path) -> list[str]:  # the agent's copies of the data elsewhere: rewritten as the release is
-        ident = identity.current()
-        for rel in sorted(held):
-            try:
-                new = rewrite_bytes(Path(rel).name, untrusted.read_bytes(dest, rel, 16 << 20), rng, code=False)
-            except untrusted.Untrusted:
-                continue
-            if new is not None:
-                untrusted.write_bytes(dest, rel, new, 0o644, owner=(ident.uid, ident.gid) if ident.dedicated else None)
-                done.append(rel)
+        done.extend(untrusted.treat_files(dest, sorted(held), lambda rel, raw: rewrite_bytes(
+            Path(rel).name, raw, rng, code=False), identity.current().owner, 16 << 20))
         return []  # not scrambled: the record names them as rewritten
 
     run = rx.run(Rerun("rewritten", set(EXCLUDED), shown=shown, env=inputs, script=script, prepare=copies))

@@ -154,19 +154,8 @@ def scramble(workspace: Path, paths: list[str], seed: str) -> list[str]:
     """Scramble ``paths`` in a copy of the workspace, in place, never through a link; return
     those done."""
     rng = random.Random(seed)
-    ident = identity.current()
-    done = []
-    for rel in sorted(paths):
-        try:
-            raw = untrusted.read_bytes(workspace, rel, MAX_BYTES)
-        except untrusted.Untrusted:
-            continue
-        out = scramble_bytes(rel, raw, rng)
-        if out is not None:
-            untrusted.write_bytes(workspace, rel, out, 0o644,
-                                  owner=(ident.uid, ident.gid) if ident.dedicated else None)
-            done.append(rel)
-    return done
+    return untrusted.treat_files(workspace, sorted(paths), lambda rel, raw: scramble_bytes(rel, raw, rng),
+                                 identity.current().owner, MAX_BYTES)
 
 
 def scrambled_view(src: Path, dest: Path, seed: str) -> list[str]:

@@ -42,6 +42,11 @@ class Identity:
         return [setpriv(), f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
 
+    @property
+    def owner(self) -> tuple[int, int] | None:
+        """(uid, gid) for files made for the sandbox's user; None where the harness already is it."""
+        return (self.uid, self.gid) if self.dedicated else None
+
     def give(self, path: Path) -> None:
         """Make ``path`` (not what a link there points at) this identity's own."""
         if self.dedicated:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -294,3 +294,19 @@ def write_bytes(root: Path, rel: str, data: bytes, mode: int = 0o644,
             os.close(out)
     finally:
         os.close(fd)
+
+
+def treat_files(root: Path, rels: Iterable[str], treat: Callable[[str, bytes], bytes | None],
+                owner: tuple[int, int] | None = None, limit: int = DEFAULT_LIMIT) -> list[str]:
+    """Replace each of ``rels`` under ``root`` with what ``treat`` makes of it (None: leave it), never
+    through a link, owned by ``owner``; a file that cannot be read safely is left. The ones replaced."""
+    done = []
+    for rel in rels:
+        try:
+            raw = read_bytes(root, rel, limit)
+        except Untrusted:
+            continue
+        if (new := treat(rel, raw)) is not None:
+            write_bytes(root, rel, new, 0o644, owner=owner)
+            done.append(rel)
+    return done
