@@ -3,37 +3,26 @@ suite.lock (spec/lock.py), so that later fetches, here or on a cluster, must mat
 
 from __future__ import annotations
 
-import hashlib
+import tempfile
 import time
 from collections.abc import Callable
-
-import httpx
+from pathlib import Path
 
 import reclaim
-from reclaim.materials.http import TIMEOUT, backoff_s
-from reclaim.materials.sources import Transient, with_retries
+from reclaim.materials.errors import MaterialsError
+from reclaim.materials.http import HttpFetcher, sha256_file
 from reclaim.spec import Suite
 from reclaim.spec.lock import LockedFile, SuiteLock, lock_key
 
 
-def sha256_of_url(url: str) -> str:
-    """Stream the file once and hash it; Transient on a 429, a 5xx or a dropped connection."""
-    def once() -> str:
-        h = hashlib.sha256()
-        try:
-            with httpx.Client(timeout=TIMEOUT, follow_redirects=True) as client, \
-                    client.stream("GET", url, headers={"Accept-Encoding": "identity"}) as r:
-                if r.status_code == 429 or r.status_code >= 500:
-                    raise Transient(f"HTTP {r.status_code}")
-                if r.status_code != 200:
-                    raise ValueError(f"{url} answered HTTP {r.status_code}")
-                for block in r.iter_bytes(1 << 20):
-                    h.update(block)
-        except httpx.TransportError as e:
-            raise Transient(str(e) or type(e).__name__) from None
-        return h.hexdigest()
-
-    return with_retries(once, base_s=backoff_s())
+def sha256_of_url(url: str, where: str) -> str:
+    """Download the file once, as a fetch does (retries, resumption, redirects), and hash it."""
+    with tempfile.TemporaryDirectory(prefix="reclaim-lock-") as tmp:
+        fetcher = HttpFetcher(url, None, where, Path(tmp) / "downloads", name="file", unpack=False,
+                              key=f"lock:{url}")
+        (Path(tmp) / "out").mkdir()
+        fetcher.fetch(Path(tmp) / "out", Path(tmp))
+        return sha256_file(Path(tmp) / "out" / "file")
 
 
 def make_lock(suite: Suite, progress: Callable[[str, str, str], None] = lambda key, url, sha: None
@@ -49,9 +38,9 @@ def make_lock(suite: Suite, progress: Callable[[str, str, str], None] = lambda k
                 continue
             key = lock_key(task.id, kind)
             try:
-                sha = sha256_of_url(ref.http.url)
-            except (Transient, ValueError) as e:
-                failures.append(f"{key}: {ref.http.url} could not be read: {e}")
+                sha = sha256_of_url(ref.http.url, f"{task.dir / 'task.yaml'}: materials.{kind}")
+            except MaterialsError as e:
+                failures.append(f"{key}: {e}")
                 continue
             if ref.http.sha256 is not None and ref.http.sha256 != sha:
                 failures.append(f"{key}: {ref.http.url} has sha256 {sha}, not the pinned {ref.http.sha256}")
