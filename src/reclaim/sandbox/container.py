@@ -15,7 +15,6 @@ they limit and meter it, and their limits are passed to the engine as well.
 
 from __future__ import annotations
 
-import functools
 import os
 import secrets
 import shutil
@@ -41,6 +40,7 @@ from reclaim.sandbox.base import (
     run_killable,
 )
 from reclaim.sandbox.bwrap import EXEC_DIR, GATEWAY_DIR, GATEWAY_PORT, WORKSPACE
+from reclaim.sandbox.container_limits import cgroup_limits, pid_max, rlimit
 from reclaim.sandbox.images import available as engine_available
 from reclaim.sandbox.images import recent_image_id, require_engine
 
@@ -50,38 +50,6 @@ _NOT_FOUND = "executable file not found"
 _TOOLS: dict[tuple, dict[str, str]] = {}
 """Where an image keeps strace and setpriv, per engine and image id: probed once per process."""
 REMOVE_BATCH = 16
-
-
-def _cgroup_limits(env: dict[str, str]) -> tuple[str | None, int | None, float | None, int | None]:
-    """The trial's cgroups (budget/limits.py) as a cgroup parent and the limits written there."""
-    paths = [Path(p) for p in env.get("RECLAIM_CGROUPS", "").split()]
-    if not paths:
-        return None, None, None, None
-    mem = cpus = pids = None
-    for p in paths:
-        for name in ("memory.max", "memory.limit_in_bytes"):
-            if (v := _read_int(p / name)) is not None and v < 1 << 62:
-                mem = v
-        if (v := _read_int(p / "pids.max")) is not None:
-            pids = v
-        quota = (_read(p / "cpu.max").split() or [""])[0]
-        if quota.isdigit():
-            cpus = int(quota) / 100000
-        elif (q := _read_int(p / "cpu.cfs_quota_us")) and q > 0:
-            cpus = q / (_read_int(p / "cpu.cfs_period_us") or 100000)
-    return "/" + paths[0].name, mem, cpus, pids
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text().strip()
-    except OSError:
-        return ""
-
-
-def _read_int(path: Path) -> int | None:
-    raw = _read(path)
-    return int(raw) if raw.isdigit() else None
 
 
 class ContainerSandbox(HostWorkspace):
@@ -263,7 +231,7 @@ class ContainerSandbox(HostWorkspace):
         return folder
 
     def _limits(self) -> tuple[str | None, int | None, float | None, int]:
-        parent, mem, cpus, pids = _cgroup_limits(self.config.launcher_env)
+        parent, mem, cpus, pids = cgroup_limits(self.config.launcher_env)
         if self.memory_mb:
             mem = min(mem or 1 << 62, self.memory_mb << 20)
         return parent, mem, self.cpus or cpus, min(pids, self.pids) if pids else self.pids
@@ -282,7 +250,7 @@ class ContainerSandbox(HostWorkspace):
                           devices=nodes,
                           tmp=str(self.config.tmp.resolve()) if self.config.tmp else None, user=user, caps=caps,
                           network=self.config.network, memory_bytes=mem, cpus=cpus, pids=pids,
-                          nofile=_rlimit("RLIMIT_NOFILE", 65536), nproc=_rlimit("RLIMIT_NPROC", _pid_max()),
+                          nofile=rlimit("RLIMIT_NOFILE", 65536), nproc=rlimit("RLIMIT_NPROC", pid_max()),
                           cgroup_parent=parent if self.engine.name != "apptainer" else None,
                           empty_dir=str(self._private / "empty"))
         client_env = {k: v for k, v in os.environ.items() if not k.startswith("APPTAINERENV_")}
@@ -366,7 +334,7 @@ class ContainerSandbox(HostWorkspace):
     def _clear_cgroups(self) -> None:
         """The engine (cgroupfs) made the trial's group in every controller, with a conmon group
         inside: remove those, so that Limits.stop can remove its own (it meters until then)."""
-        parent = _cgroup_limits(self.config.launcher_env)[0]
+        parent = cgroup_limits(self.config.launcher_env)[0]
         if parent is None or self.engine is None or self.engine.name == "apptainer":
             return
         ours = {Path(p) for p in self.config.launcher_env.get("RECLAIM_CGROUPS", "").split()}
@@ -389,17 +357,3 @@ def _is_node(path: str) -> bool:
     except OSError:
         return True  # the engine says what is wrong with it
     return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-
-
-def _rlimit(which: str, cap: int) -> int:
-    """An explicit rlimit no higher than the harness's own hard one (a rootful engine could hand
-    out more, and some kernels refuse more)."""
-    import resource
-
-    hard = resource.getrlimit(getattr(resource, which))[1]
-    return cap if hard == resource.RLIM_INFINITY else min(cap, hard)
-
-
-@functools.cache
-def _pid_max() -> int:
-    return _read_int(Path("/proc/sys/kernel/pid_max")) or 32768
