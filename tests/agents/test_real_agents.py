@@ -200,3 +200,29 @@ def test_reclaim_agents_try_says_whether_an_agent_is_wired(installed, tmp_path, 
     res = CliRunner().invoke(app, ["agents", "try", "aider", "--no-install"],
                              env={"RECLAIM_AGENTS_HOME": str(tmp_path / "none")})
     assert res.exit_code != 0 and "aider is not installed" in res.output
+
+
+def test_a_model_the_adapter_left_at_its_default_is_refused_and_named_on_the_trial(installed, sandbox_name,
+                                                                                  tmp_path, monkeypatch):
+    """Claude Code with its small model left at Anthropic's default (as an adapter that pinned only
+    ANTHROPIC_MODEL did) and its side calls on: its title call asks for that model; the gateway
+    refuses it before any provider, and the trial says which model was asked for and which is the
+    trial's."""
+    import dataclasses
+
+    from reclaim.agents import external
+
+    tool = external.TOOLS["claude-code"]
+    default = "claude-haiku-4-5-20251001"
+
+    def env(m, url, logs):
+        out = {k: v for k, v in tool.env(m, url, logs).items() if k != "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"}
+        return out | {"ANTHROPIC_SMALL_FAST_MODEL": default, "ANTHROPIC_DEFAULT_HAIKU_MODEL": default}
+
+    loose = dataclasses.replace(tool, env=env)
+    monkeypatch.setitem(external.TOOLS, "claude-code", loose)
+    tried = try_agent("claude-code", sandbox=sandbox_name, runs_root=tmp_path / "runs")
+    assert {c.model for c in tried.calls if c.status == 403} == {default}, {c.model for c in tried.calls}
+    assert {s.model for s in tried.served} == {SCRIPTED}  # nothing else reached the provider
+    notes = [w for w in tried.warnings if "refused" in w]
+    assert any(f"asked for model {default}" in w and f"the trial's model is {SCRIPTED}" in w for w in notes), notes

@@ -104,20 +104,21 @@ def _open_account(ctx: TrialContext, stack: ExitStack, ns) -> Account:
     """The trial's account at the gateway; its records go where no sandbox is bound (the agent
     cannot plant links there), and every call is on the record before the phase ends."""
     s, spec, rec = ctx.settings, ctx.spec, ctx.rec
+    model = trial_model(ctx)
     gateway = s.gateway
     assert gateway is not None  # an account is opened only where there is a gateway
     account = gateway.open_account(rec.trial_id, ctx.trace, ctx.tdir / RECORDS / "llm-calls",
                                      max_tokens=spec.budget.model_tokens, max_usd=spec.budget.money_usd,
-                                     models=frozenset({model}) if (model := trial_model(ctx)) else None,
+                                     models=frozenset({model}) if model else None,
                                      listener=ns and ns.take(GATEWAY_PORT))
 
     def close() -> None:
         gateway.close_account(account)
         rec.budget.model_calls, rec.budget.model_tokens = account.calls, account.tokens
         rec.budget.model_usd = round(account.usd, 6)
-        for model, n in sorted(account.refused_models.items()):
+        for asked, n in sorted(account.refused_models.items()):
             ctx.trace.emit(Note, phase="agent", level="warning",
-                           message=f"the agent asked for model {model or '(none)'} {n} time(s): refused, the run's "
+                           message=f"the agent asked for model {asked or '(none)'} {n} time(s): refused, the trial's "
                                    f"model is {model} (see `reclaim agents` for how each agent is configured)")
 
     stack.callback(close)
