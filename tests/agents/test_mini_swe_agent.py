@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_suite
+from reclaim.agents import TOOLS
+from reclaim.agents.scripted import solution_steps
 from reclaim.gateway import Upstreams
 from reclaim.suites import bundled
 from reclaim.trace import CommandFinished, ModelCall, Note, ShellCommand, read_trace
@@ -35,13 +37,8 @@ def mini(tmp_path_factory):
 
 
 def commands(task_id: str) -> list[str]:
-    """What the scripted model has mini run: write the solution, run it, submit."""
-    ref = DEMO / task_id / "reference"
-    cmds = ["ls; head -3 TASK.md"]
-    for f in sorted(p for p in ref.iterdir() if p.is_file() and not p.name.startswith(("ref_weak", "weakened"))):
-        cmds.append(f"cat > {f.name} <<'RECLAIM_EOF'\n{f.read_text()}RECLAIM_EOF")
-    cmds += ["bash reproduce.sh && cat results.json", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]
-    return cmds
+    """What the scripted model has mini run: the solution's steps (write it, run it), then submit."""
+    return [*solution_steps(DEMO / task_id), *TOOLS["mini-swe-agent"].finish]
 
 
 def solver(body: dict) -> Reply:
