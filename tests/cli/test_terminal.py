@@ -65,12 +65,12 @@ def test_tasks_list_at_80_columns_keeps_headers_and_ids_whole(tmp_path):
     assert res.returncode == 0, res.stderr
     _fits(res.stdout)
     header = next(line for line in res.stdout.splitlines() if line.split()[:1] == ["task"])
-    assert header.split() == ["task", "level", "withheld", "target", "budget"]
+    assert header.split() == ["task", "level", "target", "budget", "status"]
     assert "a-rather-long-task-identifier" in res.stdout and "reimplement" in res.stdout
     assert "2 tasks" in res.stdout
     wide = _reclaim(["tasks", "list", str(suite)], tmp_path, columns=120).stdout
     header = next(line for line in wide.splitlines() if line.split()[:1] == ["task"])
-    assert header.split() == ["task", "level", "withheld", "metric", "target", "budget", "hash"]
+    assert header.split() == ["task", "level", "area", "target", "budget", "status", "hash"]
 
 
 def test_agents_at_80_columns(tmp_path, monkeypatch):

@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from reclaim.spec import Level, SpecError, load_suite, unlisted_tasks
+from reclaim.spec.overview import overview, status
 from reclaim.suites import resolve_suite
 from reclaim.words import plural
 
@@ -46,28 +47,25 @@ def list_tasks(suite: Annotated[Optional[str], typer.Argument(help="Suite folder
     wide = console.width >= 100
     table = Table(title=f"{s.meta.name} {s.meta.version}: {plural(len(s.tasks), 'task')}", title_justify="left",
                   highlight=False, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    cols = ["task", "level", "withheld", "metric", "target", "budget", "hash"] if wide else \
-        ["task", "level", "withheld", "target", "budget"]
+    cols = ["task", "level", "area", "target", "budget", "status", "hash"] if wide else \
+        ["task", "level", "target", "budget", "status"]
     longest = max((len(t.id) for t in s.tasks), default=4)
     for col in cols:  # a task id stays whole up to 32 characters
         table.add_column(col, min_width=min(longest, 32) if col == "task" else len(col), overflow="fold",
                          no_wrap=col in ("task", "level", "hash"))
     arrow = {"higher_is_better": "≥", "lower_is_better": "≤", "match": "≈"}
-    for t in s.tasks:
+    for t in sorted(s.tasks, key=lambda t: t.spec.level.rank):
         sp = t.spec
-        ms = sp.metrics()
-        withheld = ", ".join(sp.withheld()) or "-"
-        budget = f"{sp.budget.wall_minutes:g} min, {sp.budget.gpu_hours:g} GPU-h"
-        if wide:
-            table.add_row(t.id, sp.level.value, withheld, ", ".join(m.name for m in ms),
-                          ", ".join(f"{arrow[m.direction.value]} {m.value:g}" for m in ms), budget, t.hash[:8])
-        else:
-            table.add_row(t.id, sp.level.value, withheld,
-                          "\n".join(f"{m.name} {arrow[m.direction.value]} {m.value:g}" for m in ms),
-                          budget.replace(", ", "\n"))
+        target = "\n".join(f"{m.name} " + ("pending" if m.pending else f"{arrow[m.direction.value]} {m.value:g}")
+                           for m in sp.metrics())
+        budget = f"{sp.budget.wall_minutes:g} min\n{sp.budget.gpu_hours:g} GPU-h"
+        row = [t.id, sp.level.value] + ([sp.area or "-"] if wide else []) + [target, budget, status(t)]
+        table.add_row(*row, *([t.hash[:8]] if wide else []))
     console.print(table)
+    for line in overview(s.tasks).lines():
+        console.print(escape(line), highlight=False)
     if not wide:
-        console.print("(content hashes: widen the terminal to 100 columns)", style="dim", highlight=False)
+        console.print("(areas and content hashes: widen the terminal to 100 columns)", style="dim", highlight=False)
 
 
 @tasks_app.command("validate")

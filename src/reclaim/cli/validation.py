@@ -33,7 +33,8 @@ def task_problems(task: Task, llm_judged: list[str], sources_required: bool = Fa
         out.append("target.source: missing, and suite.yaml requires one: give kind (paper or authors), url and "
                    "the quote as printed, with the number")
     elif source is not None:
-        missing = [f"{m.name} = {m.value:g}" for m in spec.metrics() if not quoted(m.value, source.quote)]
+        missing = [f"{m.name} = {m.value:g}" for m in spec.metrics()
+                   if not m.pending and not quoted(m.value, source.quote)]
         if missing:
             out.append(f"target.source.quote does not print {', '.join(missing)}: quote the text with the number "
                        "as printed there (a percentage counts: 87.1 for 0.871), or correct the value")
@@ -54,7 +55,10 @@ def task_warnings(task: Task) -> list[str]:
     """Where the rules cannot check this task's target; none of these fails validation."""
     spec = task.spec
     out = []
-    short = {m.name: m.value for m in spec.metrics() if not checkable(m.value)}
+    if pending := spec.pending_values():
+        out.append(f"value pending for {', '.join(pending)} (not yet read from the paper): the task is listed and "
+                   "validated, never run, until the number is read where it says and the task is reviewed")
+    short = {m.name: m.value for m in spec.metrics() if not m.pending and not checkable(m.value)}
     if short:
         out.append(f"target value(s) with fewer than {MIN_SIGNIFICANT_DIGITS} significant digits "
                    f"({_metric_list(short)}): the literal check cannot tell a number written into a program "
@@ -73,7 +77,7 @@ def task_warnings(task: Task) -> list[str]:
         out.append("no weakened experiment (reference.weakened): nothing checks that a weaker run misses the "
                    "target, and the overclaim and partial baselines skip this task")
     for m in spec.metrics():
-        if m.direction == Direction.match or m.criteria.interval is not None:
+        if m.pending or m.direction == Direction.match or m.criteria.interval is not None:
             continue
         if m.bounds is None and m.value in (0, 1):
             out.append(f"{m.name} is one-sided at {m.value:g} with no bounds: if {m.value:g} is the best the metric "
@@ -176,13 +180,16 @@ def recorded(tdir: Path, spec, sandbox: str) -> Verified | None:
     from reclaim.judge.claim import holds, read_claim
     from reclaim.spec import ReferenceCost
     from reclaim.store import read_model
-    from reclaim.store.models import ReexecRecord
+    from reclaim.store.models import ReexecRecord, TrialRecord
 
     rx = read_model(tdir / "reexec" / "reexec.json", ReexecRecord)
     if rx is None or not rx.ran or rx.exit_code != 0 or rx.cpu_s is None:
         return None
-    if not holds(spec, read_claim(tdir / "reexec" / "workspace", spec)):
+    claim = read_claim(tdir / "reexec" / "workspace", spec)
+    if not holds(spec, claim):
         return None
+    trial = read_model(tdir / "trial.json", TrialRecord)
+    peak = trial.budget.reexec_peak_memory_mb if trial is not None else None
     perturbed = {}
     for r in rx.perturbed:
         got = read_claim(tdir / "reexec" / f"perturbed-{r.perturbation}" / "workspace", spec).present()
@@ -190,7 +197,8 @@ def recorded(tdir: Path, spec, sandbox: str) -> Verified | None:
             perturbed[r.perturbation] = got
     return Verified(reclaim=__version__, recorded=datetime.date.today().isoformat(), sandbox=sandbox,
                     reference=ReferenceCost(cpu_s=round(rx.cpu_s, 3), gpu_s=round(rx.gpu_s or 0.0, 3),
-                                            wall_s=round(rx.wall_s, 3)), perturb=perturbed)
+                                            wall_s=round(rx.wall_s, 3), peak_memory_mb=peak),
+                    values=claim.present(), perturb=perturbed)
 
 
 def write_verified(task_dir: Path, verified: Verified) -> Path:

@@ -63,6 +63,8 @@ def acceptance(target: Target | Metric, criteria: Criteria | None = None) -> Acc
     t = target.value
     if t is None:
         raise TypeError("acceptance(Target) of several metrics: take each of spec.metrics()")
+    if isinstance(t, str):
+        raise TypeError("a value pending is not yet read from the paper: nothing can be accepted against it")
     tol = max(c.abs_tol or 0.0, (c.rel_tol or 0.0) * abs(t))
     if target.direction == Direction.match:
         return Acceptance(t - tol, t + tol, f"|value - {t:g}| <= {tol:g}", tol)

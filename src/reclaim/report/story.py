@@ -218,7 +218,7 @@ def _read_spec(trial_dir: Path, story: Story) -> None:
     t = spec.target
     story.claim, story.where = t.claim, t.where
     story.metric = t.metric or ", ".join(t.metrics)
-    story.target = t.value
+    story.target = t.value if not isinstance(t.value, str) else None  # never run while pending
     story.direction = str(getattr(t.direction, "value", t.direction or ""))
 
 

@@ -17,6 +17,7 @@ from reclaim import errors
 from reclaim.agents import TOOLS, availability, label_problems, make_agent, split_label
 from reclaim.gateway import Upstreams
 from reclaim.spec import Task
+from reclaim.spec.overview import overview, status
 from reclaim.store import agent_label
 
 PROBE_TIMEOUT_S = 10.0
@@ -166,10 +167,12 @@ def describe(opts, tasks: list[Task], judge: str, sandbox: str) -> list[str]:
              f"{opts.jobs} at once",
              f"agents: {', '.join(agents)}" + (f"; model {opts.model}" if opts.model else ""),
              f"sandbox: {sandbox}; judge: {judge}; executor: {opts.executor}",
-             "tasks (level, wall-clock budget):"]
-    for t in tasks:
+             "tasks (level, wall-clock budget, GPU-hours; area; reference verified or not):"]
+    for t in sorted(tasks, key=lambda t: t.spec.level.rank):
         b = t.spec.budget
         extra = ((f", {b.gpus} GPU(s)" if b.gpus else "")
                  + (f", {b.model_tokens} model tokens" if b.model_tokens else ""))
-        lines.append(f"  {t.id}  {t.spec.level.value}  {time_limit(b, opts.budget_scale):g} s{extra}")
-    return lines
+        area = f"; {t.spec.area}" if t.spec.area else ""
+        lines.append(f"  {t.id}  {t.spec.level.value}  {time_limit(b, opts.budget_scale):g} s, "
+                     f"{b.gpu_hours:g} GPU-h{extra}{area}; {status(t)}")
+    return lines + overview(tasks).lines()

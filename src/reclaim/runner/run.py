@@ -31,6 +31,7 @@ from reclaim.store import (
     suite_hash,
     trial_id,
 )
+from reclaim.words import plural
 
 DEFAULT_AGENTS = ("reference", "nop", "fabricate")
 
@@ -102,12 +103,7 @@ def check_run(opts: RunOptions) -> Checked:
              if (not opts.tasks or t.id in opts.tasks) and (not opts.levels or t.spec.level in opts.levels)]
     if not tasks:
         raise RunError("no task matches the --task/--level filters")
-    unreviewed = [t.id for t in tasks if t.spec.review is not None and t.spec.review.status != "accepted"
-                  and not (opts.allow_pending and t.spec.review.status == "pending")]
-    if unreviewed:
-        raise RunError(f"task(s) {', '.join(unreviewed)} of a curated draft are not accepted (review: pending or "
-                       f"rejected); review them: reclaim curate review {suite.dir}, or run pending ones with "
-                       "--allow-pending")
+    tasks, held = _runnable(opts, suite, tasks)
     if opts.seeds < 1 or opts.jobs < 1:
         raise RunError("--seeds and --jobs must be at least 1")
     if opts.max_retries < 0:
@@ -119,7 +115,7 @@ def check_run(opts: RunOptions) -> Checked:
     except GpuError as e:
         raise RunError(str(e)) from None
     try:
-        warnings = preflight.check(opts, tasks)
+        warnings = held + preflight.check(opts, tasks)
     except preflight.PreflightError as e:
         raise RunError(str(e)) from None
     cache = MaterialCache(opts.materials_cache, offline=opts.offline)
@@ -129,6 +125,38 @@ def check_run(opts: RunOptions) -> Checked:
         except MaterialsError as e:
             raise RunError(str(e)) from None
     return Checked(suite, tasks, cache, warnings)
+
+
+def _runnable(opts: RunOptions, suite: Suite, tasks: list) -> tuple[list, list[str]]:
+    """The tasks that can run, and a warning for those a whole-suite run leaves out: not yet accepted
+    by a reviewer (unless --allow-pending takes the pending ones), or a target value not yet read
+    from the paper (never run: there is nothing to judge against). A task named with --task that
+    cannot run is an error, not a skip."""
+    pending = [t.id for t in tasks if t.spec.pending_values()]
+    unreviewed = [t.id for t in tasks if t.spec.review is not None and t.spec.review.status != "accepted"
+                  and not (opts.allow_pending and t.spec.review.status == "pending") and t.id not in pending]
+    if opts.tasks and (pending or unreviewed):
+        parts = []
+        if unreviewed:
+            parts.append(f"{', '.join(unreviewed)} not accepted by a reviewer (review: pending or rejected); review "
+                         f"them (reclaim curate review {suite.dir}), or run pending ones with --allow-pending")
+        if pending:
+            parts.append(f"{', '.join(pending)} with a target value pending (not yet read from the paper): read it "
+                         "where the task's 'where' says, write it as the value, and have the task reviewed")
+        raise RunError("task(s) " + "; task(s) ".join(parts))
+    runnable = [t for t in tasks if t.id not in pending and t.id not in unreviewed]
+    if not runnable:
+        raise RunError(f"no task of suite {suite.meta.name} can run: {len(unreviewed)} not accepted by a reviewer "
+                       f"(--allow-pending runs those pending), {len(pending)} with a target value not yet read "
+                       "from the paper")
+    held = []
+    if unreviewed:
+        held.append(f"{plural(len(unreviewed), 'task')} left out, not accepted by a reviewer (review: pending): "
+                    "--allow-pending runs them")
+    if pending:
+        held.append(f"{plural(len(pending), 'task')} left out, a target value not yet read from the paper "
+                    "(value: pending)")
+    return runnable, held
 
 
 def _write_plan(opts: RunOptions, suite: Suite, tasks: list, cache: MaterialCache) -> RunDir:

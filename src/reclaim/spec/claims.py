@@ -6,12 +6,17 @@ import math
 import re
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 from pydantic import Field, model_validator
 
 from reclaim.spec.base import Direction, Finite, Strict
 
 METRIC_NAME = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
+PENDING = "pending"
+"""A value not yet read from the paper: the task names where it stands (``where``), and stays
+``review: pending`` until someone reads it there; it can be validated, never run."""
+Value = Finite | Literal["pending"]
 PLAUSIBLE_TOLERANCES = 4.0
 """Default for how far past the paper's value, on its better side, a one-sided target still
 accepts a value: this many tolerances. Beyond it the rules alone do not accept."""
@@ -49,7 +54,8 @@ class Tolerance(Strict):
 class MetricTarget(Tolerance):
     """One number of a claim. Tolerances left out are the task's ``criteria``."""
 
-    value: Finite = Field(description="The value the paper reports.")
+    value: Value = Field(description="The value the paper reports, or 'pending' where it is not yet read "
+                         "from the paper (say where it stands in 'where').")
     direction: Direction = Field(description="higher_is_better, lower_is_better or match.")
     where: str = Field(default="", description="Where in the paper, e.g. 'Table 2, row 3'.")
     bounds: tuple[float, float] | None = Field(
@@ -68,6 +74,8 @@ class TargetSource(Strict):
     project page). Never a third-party summary."""
 
     kind: SourceKind = Field(description="paper, or authors (their repository or project page).")
+    where: str = Field(default="", description="Where there: 'abstract', 'Table 2, row X, column Y', "
+                       "'README, table Results', a results file's path.")
     url: str = Field(pattern=r"^https?://\S+$", description="The page or file the numbers were read from.")
     quote: str = Field(min_length=1, description="The text as printed there, with every number of the target: "
                        "tasks validate checks that each value is in it.")
@@ -80,7 +88,8 @@ class Target(Strict):
     claim: str = Field(min_length=1, description="The claim, in the paper's words.")
     metric: str | None = Field(
         default=None, pattern=METRIC_NAME, description="Key the agent must write in results.json.")
-    value: Finite | None = Field(default=None, description="The value the paper reports.")
+    value: Value | None = Field(default=None, description="The value the paper reports, or 'pending' where it "
+                                "is not yet read from the paper (say where it stands in 'where').")
     direction: Direction | None = Field(default=None, description="higher_is_better, lower_is_better or match.")
     where: str = Field(default="", description="Where in the paper, e.g. 'Table 2, row 3'.")
     bounds: tuple[float, float] | None = Field(
@@ -117,6 +126,8 @@ class Target(Strict):
         named = {"": (self.value, self.bounds)}
         named |= {f"metrics.{k}.": (m.value, m.bounds) for k, m in self.metrics.items()}
         for prefix, (value, bounds) in named.items():
+            if isinstance(value, str):  # pending
+                continue
             if bounds is not None and not bounds[0] <= (value if value is not None else bounds[0]) <= bounds[1]:
                 raise ValueError(f"the {prefix}value {value} lies outside its {prefix}bounds {list(bounds)}")
         return self
@@ -149,6 +160,8 @@ class Metric:
     required: bool = True
     bounds: tuple[float, float] | None = None
     """The values the metric can take (target.bounds)."""
+    pending: bool = False
+    """The value is not yet read from the paper (value: pending); ``value`` is then NaN."""
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?")

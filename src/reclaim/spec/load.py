@@ -119,15 +119,18 @@ def problems_from_validation(path: Path, exc: ValidationError, model: type[BaseM
 
 def _is_branch(part: Any) -> bool:
     """pydantic's names for a validator or a union member ('function-after[...]', "literal['generated']")."""
-    return isinstance(part, str) and (part.startswith(("function-", "literal[")) or part == "function-after")
+    return isinstance(part, str) and (part.startswith(("function-", "literal[")) or part in ("function-after", "float"))
 
 
 def _losing_branch(err: ErrorDetails, errors: list[ErrorDetails]) -> bool:
-    """A union's literal member ('generated') failing beside a mapping member that failed deeper:
-    the mapping was meant, and its own error says what is wrong."""
+    """A union's literal member ('generated', 'pending') failing beside a member that was meant: a
+    mapping that failed deeper, or a number where the input is no word; that member's error says
+    what is wrong."""
     loc = err["loc"]
     if not (loc and isinstance(loc[-1], str) and loc[-1].startswith("literal[")):
         return False
+    if not isinstance(err.get("input"), str):  # a number meant, not a word: the number's error says what is wrong
+        return any(e is not err and e["loc"][:len(loc) - 1] == loc[:-1] for e in errors)
     return any(e is not err and e["loc"][:len(loc) - 1] == loc[:-1] and len(e["loc"]) > len(loc) for e in errors)
 
 
@@ -276,7 +279,7 @@ def check_task(task_dir: Path, spec: TaskSpec) -> list[Problem]:
                     f"'{env.requirements}' lies in materials.{name}, which level '{spec.level.value}' withholds",
                     "copy the requirements file beside task.yaml and point environment.requirements at it"))
     for metric in spec.metrics():
-        if metric.criteria.interval is not None:
+        if metric.criteria.interval is not None and not metric.pending:
             lo, hi = metric.criteria.interval
             field = ("criteria.interval" if metric.criteria is spec.criteria
                      else f"target.metrics.{metric.name}.interval")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from enum import Enum
 from typing import Literal
 
@@ -9,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from reclaim.spec.base import Direction, Finite, Level, Strict
 from reclaim.spec.claims import (
+    PENDING,
     PLAUSIBLE_TOLERANCES,
     Criteria,
     Metric,
@@ -302,7 +304,10 @@ class TaskSpec(Strict):
         default=None, description="What the harness prepares before the agent starts (python, packages, image).")
     network: Network = Field(default_factory=Network,
                              description="What the sandbox may reach, through the egress proxy.")
-    tags: list[str] = Field(default_factory=list)
+    area: str = Field(default="", description="The paper's research area, e.g. 'causal discovery' (suites are "
+                      "balanced and reported by it).")
+    tags: list[str] = Field(default_factory=list, description="Free labels; 'cpu' marks a task a laptop can run "
+                            "(no GPU in its budget).")
     review: Review | None = Field(None,
                                   description="Set by reclaim curate: a drafted task stays pending until reviewed.")
     verify: Verify = Field(default_factory=Verify, description="How the harness checks that the number was "
@@ -322,6 +327,17 @@ class TaskSpec(Strict):
                 raise ValueError(f"target.metrics.{name}: give abs_tol, rel_tol or interval (here or in criteria)")
             if m.max_better is not None and m.direction == Direction.match:
                 raise ValueError(f"target.metrics.{name}.max_better bounds a one-sided target; match is two-sided")
+        pending = self.pending_values()
+        if pending and (self.review is None or self.review.status != "pending"):
+            raise ValueError(f"value: pending ({', '.join(pending)}) needs review: {{status: pending}} until the "
+                             "number is read from the paper")
+        for name in pending:
+            where = self.target.where if self.target.metric is not None else self.target.metrics[name].where
+            if not where.strip():
+                raise ValueError(f"{name}: value: pending needs 'where': the table or figure, row and column where "
+                                 "the paper prints it, so it can be read there")
+        if pending and self.verify.perturb:
+            raise ValueError("verify.perturb needs the target's values: read the pending ones first")
         names = {m.name for m in self.metrics()}
         for p in self.verify.perturb:
             if unknown := sorted(set(p.values) - names):
@@ -334,13 +350,23 @@ class TaskSpec(Strict):
         t, c = self.target, self.criteria
         if t.metric is not None:
             assert t.value is not None and t.direction is not None  # Target._one_form: all three, or metrics
-            return [Metric(t.metric, t.value, t.direction, c, t.where, bounds=t.bounds)]
+            return [Metric(t.metric, _number(t.value), t.direction, c, t.where, bounds=t.bounds,
+                           pending=t.value == PENDING)]
         need = set(t.require or t.metrics)
         out = []
         for name, m in t.metrics.items():
             tol = m if m.given else c if m.max_better is None else c.model_copy(update={"max_better": m.max_better})
-            out.append(Metric(name, m.value, m.direction, tol, m.where, name in need, bounds=m.bounds))
+            out.append(Metric(name, _number(m.value), m.direction, tol, m.where, name in need, bounds=m.bounds,
+                              pending=m.value == PENDING))
         return out
+
+    def pending_values(self) -> list[str]:
+        """The metrics whose value is not yet read from the paper (value: pending): such a task can be
+        validated, listed and locked, never run or judged."""
+        t = self.target
+        if t.metric is not None:
+            return [t.metric] if t.value == PENDING else []
+        return [name for name, m in t.metrics.items() if m.value == PENDING]
 
     def expected(self, p: Perturbation) -> dict[str, float]:
         """The reference's numbers under a perturbation: the task's own, else those recorded."""
@@ -350,6 +376,10 @@ class TaskSpec(Strict):
         """Materials released by the authors that the posed level keeps from the agent."""
         allowed = self.materials.allowed(self.level)
         return [n for n in self.materials.refs() if n not in allowed]
+
+
+def _number(value: float | str) -> float:
+    return math.nan if value == PENDING else float(value)
 
 
 class SuiteMeta(Strict):

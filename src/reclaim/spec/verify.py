@@ -40,6 +40,8 @@ class Verify(Strict):
     perturb: list[Perturbation] = Field(
         default_factory=list, description="Re-runs with other inputs whose reference numbers are known: "
         "a number that does not follow them was not computed.")
+    needs: str = Field(default="", description="Where the reference is not verified yet (no verified.yaml): what "
+                       "verifying it needs, e.g. '1x A100 80GB, about 3 GPU-hours; the checkpoint from the Hub'.")
     min_compute: Finite = Field(
         default=MIN_COMPUTE, gt=0, le=1, description="A re-execution that used less than this share of the "
         "reference's recorded compute (CPU plus GPU seconds) did not compute the number the paper's way.")
@@ -70,6 +72,7 @@ class ReferenceCost(Strict):
     cpu_s: Finite = Field(ge=0, description="CPU seconds (cgroup).")
     gpu_s: Finite = Field(0.0, ge=0, description="GPU-busy seconds (NVML); 0 where it ran without a GPU.")
     wall_s: Finite = Field(ge=0, description="Wall-clock seconds.")
+    peak_memory_mb: Finite | None = Field(None, ge=0, description="Peak memory of its sandbox (cgroup), in MiB.")
 
 
 class Verified(Strict):
@@ -79,5 +82,7 @@ class Verified(Strict):
     recorded: str = Field(description="When (ISO date).")
     sandbox: str = Field(description="The sandbox it ran in.")
     reference: ReferenceCost = Field(description="The reference's re-execution.")
+    values: dict[str, Finite] = Field(default_factory=dict, description="The numbers the reference's "
+                                      "re-execution gave, metric -> value (against the target's).")
     perturb: dict[str, dict[str, Finite]] = Field(
         default_factory=dict, description="Each perturbation's name -> the reference's numbers under it.")
