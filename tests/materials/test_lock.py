@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pytest
 from servers import FileServer
 from typer.testing import CliRunner
 
@@ -72,3 +73,37 @@ def test_a_run_records_the_lock_it_used(tmp_path):
                                  materials_cache=tmp_path / "c"))
     digest = hashlib.sha256((suite / "suite.lock").read_bytes()).hexdigest()
     assert rd.spec().suite_lock == digest
+
+
+def test_the_papers_pdf_is_locked_too_an_arxiv_version_and_a_proceedings_url(tmp_path, monkeypatch):
+    """A PDF's hash cannot be known from a machine that cannot download it: the lock reads it once,
+    and a PDF that changes afterwards (an arXiv rebuild, a replaced proceedings file) is refused."""
+    from reclaim.materials import MaterialCache, MaterialsError, paper_pdf
+
+    pdf, rebuilt = b"%PDF-1.4 the paper\n", b"%PDF-1.4 the paper, rebuilt\n"
+    with FileServer() as srv:
+        srv.add("/pdf/2501.01234v2", pdf)
+        proceedings = srv.add("/paper/abc.pdf", pdf)
+        monkeypatch.setenv("RECLAIM_ARXIV_URL", srv.url + "/pdf")
+        specs = [task_yaml("on-arxiv", **{"paper.arxiv": "2501.01234v2", "paper.text": "absent.md"}),
+                 task_yaml("in-proceedings", **{"paper.pdf": proceedings, "paper.text": "absent.md"})]
+        suite = write_suite(tmp_path / "suite", specs)
+        cache = tmp_path / "cache"
+        s = load_suite(suite)  # an unpinned proceedings PDF loads; fetching it needs the lock
+        with pytest.raises(MaterialsError, match="reclaim materials lock"):
+            paper_pdf(s.task("in-proceedings").spec.paper, suite / "in-proceedings", MaterialCache(cache), "t")
+        res = _cli("materials", "lock", str(suite), cache=cache)
+        assert res.exit_code == 0, res.output
+        files = json.loads((suite / "suite.lock").read_text())["files"]
+        sha = hashlib.sha256(pdf).hexdigest()
+        assert files["on-arxiv/paper"] == {"url": "https://arxiv.org/pdf/2501.01234v2", "sha256": sha}
+        assert files["in-proceedings/paper"] == {"url": proceedings, "sha256": sha}
+        s = load_suite(suite)
+        for t in s.tasks:
+            assert t.spec.paper.pdf_sha256 == sha
+            assert paper_pdf(t.spec.paper, t.dir, MaterialCache(cache), "t") is not None
+        srv.routes["/pdf/2501.01234v2"].body = rebuilt
+        srv.routes["/paper/abc.pdf"].body = rebuilt
+        for t in s.tasks:
+            with pytest.raises(MaterialsError, match="not the pinned"):
+                paper_pdf(t.spec.paper, t.dir, MaterialCache(tmp_path / f"fresh-{t.id}"), "t")

@@ -1,5 +1,6 @@
-"""Making a suite's lock: every file a task fetches over HTTP read once, its sha256 recorded in
-suite.lock (spec/lock.py), so that later fetches, here or on a cluster, must match it."""
+"""Making a suite's lock: every file a task fetches over HTTP (its materials', its paper's PDF) read
+once, its sha256 recorded in suite.lock (spec/lock.py), so that later fetches, here or on a
+cluster, must match it."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pathlib import Path
 import reclaim
 from reclaim.materials.errors import MaterialsError
 from reclaim.materials.http import HttpFetcher, sha256_file
-from reclaim.spec import Suite
-from reclaim.spec.lock import LockedFile, SuiteLock, lock_key
+from reclaim.materials.paper import arxiv_url
+from reclaim.spec import Suite, Task
+from reclaim.spec.lock import PAPER_KEY, LockedFile, SuiteLock, lock_key
 
 
 def sha256_of_url(url: str, where: str) -> str:
@@ -25,6 +27,19 @@ def sha256_of_url(url: str, where: str) -> str:
         return sha256_file(Path(tmp) / "out" / "file")
 
 
+def _lockable(task: Task) -> list[tuple[str, str, str, str | None, str]]:
+    """What a task fetches over HTTP: (lock key, URL, where it is fetched from, its pin, field)."""
+    out = []
+    for kind, ref in task.spec.materials.refs().items():
+        if ref.http is not None:
+            out.append((lock_key(task.id, kind), ref.http.url, ref.http.url, ref.http.sha256, f"materials.{kind}"))
+    paper = task.spec.paper
+    if (url := paper.pdf_url) is not None:
+        fetch_from = arxiv_url(paper.arxiv) if paper.arxiv and not paper.pdf else url
+        out.append((lock_key(task.id, PAPER_KEY), url, fetch_from, paper.pdf_sha256, "paper"))
+    return out
+
+
 def make_lock(suite: Suite, progress: Callable[[str, str, str], None] = lambda key, url, sha: None
               ) -> tuple[SuiteLock, list[str]]:
     """The lock of every HTTP file of the suite, and what could not be locked (one line each). A
@@ -33,18 +48,15 @@ def make_lock(suite: Suite, progress: Callable[[str, str, str], None] = lambda k
     files: dict[str, LockedFile] = {}
     failures = []
     for task in suite.tasks:
-        for kind, ref in task.spec.materials.refs().items():
-            if ref.http is None:
-                continue
-            key = lock_key(task.id, kind)
+        for key, url, fetch_from, pinned, field in _lockable(task):
             try:
-                sha = sha256_of_url(ref.http.url, f"{task.dir / 'task.yaml'}: materials.{kind}")
+                sha = sha256_of_url(fetch_from, f"{task.dir / 'task.yaml'}: {field}")
             except MaterialsError as e:
                 failures.append(f"{key}: {e}")
                 continue
-            if ref.http.sha256 is not None and ref.http.sha256 != sha:
-                failures.append(f"{key}: {ref.http.url} has sha256 {sha}, not the pinned {ref.http.sha256}")
+            if pinned is not None and pinned != sha:
+                failures.append(f"{key}: {url} has sha256 {sha}, not the pinned {pinned}")
                 continue
-            files[key] = LockedFile(url=ref.http.url, sha256=sha)
-            progress(key, ref.http.url, sha)
+            files[key] = LockedFile(url=url, sha256=sha)
+            progress(key, url, sha)
     return SuiteLock(locked_at=time.time(), reclaim_version=reclaim.__version__, files=files), failures

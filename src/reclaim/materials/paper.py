@@ -34,10 +34,14 @@ def pdf_source(paper: Paper, task_dir: Path, cache: MaterialCache, where: str) -
     if paper.pdf:
         return LocalSource(task_dir, paper.pdf, where, field="pdf")
     if paper.arxiv:
-        base = (os.environ.get(ARXIV_VAR) or ARXIV_DEFAULT).rstrip("/")
-        return HttpFetcher(f"{base}/{paper.arxiv}", None, where, cache.downloads, name=PDF_NAME,
-                           unpack=False, url_field="arxiv", key=f"arxiv:{paper.arxiv}")
+        return HttpFetcher(arxiv_url(paper.arxiv), paper.pdf_sha256, where, cache.downloads, name=PDF_NAME,
+                           unpack=False, url_field="arxiv", sha_field="pdf_sha256", key=f"arxiv:{paper.arxiv}")
     return None
+
+
+def arxiv_url(arxiv_id: str) -> str:
+    """Where an arXiv version's PDF is fetched from ($RECLAIM_ARXIV_URL, or arXiv itself)."""
+    return f"{(os.environ.get(ARXIV_VAR) or ARXIV_DEFAULT).rstrip('/')}/{arxiv_id}"
 
 
 def paper_pdf(paper: Paper, task_dir: Path, cache: MaterialCache, where: str) -> CachedMaterial | None:

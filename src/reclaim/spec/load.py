@@ -111,6 +111,8 @@ def problems_from_validation(path: Path, exc: ValidationError, model: type[BaseM
         loc = tuple(p for p in err["loc"] if not _is_branch(p))
         field_name = ".".join(str(p) for p in loc)
         message = err["msg"]
+        if err["type"] == "literal_error" and any(e["loc"] == (*err["loc"][:-1], "float") for e in errors):
+            message = f"Input should be a number or {err.get('ctx', {}).get('expected', 'the word')}"
         if "input" in err and err["type"] != "missing" and not isinstance(err["input"], dict):
             message += f" (got {err['input']!r})"
         out.append(Problem(path, field_name, message, _fix_for(err, model, loc)))
@@ -127,6 +129,8 @@ def _losing_branch(err: ErrorDetails, errors: list[ErrorDetails]) -> bool:
     mapping that failed deeper, or a number where the input is no word; that member's error says
     what is wrong."""
     loc = err["loc"]
+    if loc and loc[-1] == "float" and isinstance(err.get("input"), str):  # a word where a number or a word goes:
+        return any(e is not err and e["loc"][:-1] == loc[:-1] for e in errors)  # the word's error says which
     if not (loc and isinstance(loc[-1], str) and loc[-1].startswith("literal[")):
         return False
     if not isinstance(err.get("input"), str):  # a number meant, not a word: the number's error says what is wrong

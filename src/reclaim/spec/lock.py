@@ -4,6 +4,10 @@ download from, and every later fetch must match what was locked.
 
     suite.lock   JSON: {format_version, locked_at, reclaim_version, files: {"<task>/<kind>": {url, sha256}}}
 
+where <kind> is a material's (code, data, weights) or ``paper``: the paper's PDF, a proceedings
+URL or an arXiv version (arXiv serves a version's PDF again after it rebuilds it; the lock says
+which bytes the suite was posed from).
+
 A task's own ``http.sha256`` wins where it gives one; the lock must then agree with it. Runs
 record the lock's digest (run.json ``suite_lock``).
 """
@@ -33,6 +37,10 @@ class SuiteLock(Strict):
     locked_at: float = Field(description="When it was written (Unix time).")
     reclaim_version: str = Field(description="The reclaim that wrote it.")
     files: dict[str, LockedFile] = Field(default_factory=dict, description="'<task>/<kind>' -> the locked file.")
+
+
+PAPER_KEY = "paper"
+"""The lock's key for a task's paper PDF (beside its materials' 'code', 'data', 'weights')."""
 
 
 def lock_key(task_id: str, kind: str) -> str:
@@ -82,4 +90,15 @@ def apply_lock(spec: TaskSpec, lock: SuiteLock | None) -> tuple[TaskSpec, list[t
         elif ref.http.sha256 != locked.sha256:
             problems.append((f"{field}.sha256", f"the task pins {ref.http.sha256[:12]}…, suite.lock says "
                              f"{locked.sha256[:12]}…", "correct the pin, or run reclaim materials lock again"))
-    return spec.model_copy(update={"materials": materials}), problems
+    paper = spec.paper
+    locked = lock.files.get(lock_key(spec.id, PAPER_KEY)) if lock is not None else None
+    if locked is not None and paper.pdf_url is not None:
+        if locked.url != paper.pdf_url:
+            problems.append(("paper.pdf", f"suite.lock was made for {locked.url}, not {paper.pdf_url}",
+                             "run reclaim materials lock again"))
+        elif paper.pdf_sha256 is None:
+            paper = paper.model_copy(update={"pdf_sha256": locked.sha256})
+        elif paper.pdf_sha256 != locked.sha256:
+            problems.append(("paper.pdf_sha256", f"the task pins {paper.pdf_sha256[:12]}…, suite.lock says "
+                             f"{locked.sha256[:12]}…", "correct the pin, or run reclaim materials lock again"))
+    return spec.model_copy(update={"materials": materials, "paper": paper}), problems

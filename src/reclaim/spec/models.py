@@ -50,16 +50,20 @@ class Paper(Strict):
     pdf: str | None = Field(
         default=None, description="The paper's PDF: an http(s) URL, or a path relative to the task folder.")
     pdf_sha256: str | None = Field(
-        default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the PDF (required for a URL).")
+        default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the PDF: for a URL, given here or by the "
+        "suite's lock (reclaim materials lock); for an arXiv version, the lock's, checked where given.")
     arxiv: str | None = Field(
         default=None, pattern=r"^([0-9]{4}\.[0-9]{4,5}|[a-z\-]+(\.[A-Z]{2})?/[0-9]{7})v[0-9]+$",
         description="arXiv id with its version, e.g. 2405.01234v2 (a version never changes).")
 
-    @model_validator(mode="after")
-    def _pdf_pinned(self) -> Paper:
-        if self.pdf and self.pdf.startswith(("http://", "https://")) and self.pdf_sha256 is None:
-            raise ValueError("a PDF URL needs pdf_sha256, so a changed file is an error, not a new input")
-        return self
+    @property
+    def pdf_url(self) -> str | None:
+        """The URL the PDF is fetched from, where it is fetched (a URL, or an arXiv version)."""
+        if self.pdf and self.pdf.startswith(("http://", "https://")):
+            return self.pdf
+        if not self.pdf and self.arxiv:
+            return f"https://arxiv.org/pdf/{self.arxiv}"
+        return None
 
 
 class GitSource(Strict):
