@@ -203,7 +203,7 @@ class HubServer(LocalServer):
         if repo is None:
             self._error(h, hit, method, 404, "RepoNotFound", f"Repository not found: {repo_id}")
             return None
-        if rev != repo.commit:
+        if rev not in (repo.commit, "main"):  # the default branch: its head is the commit
             self._error(h, hit, method, 404, "RevisionNotFound", f"Invalid rev id: {rev}")
             return None
         return repo

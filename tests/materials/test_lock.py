@@ -107,3 +107,29 @@ def test_the_papers_pdf_is_locked_too_an_arxiv_version_and_a_proceedings_url(tmp
         for t in s.tasks:
             with pytest.raises(MaterialsError, match="not the pinned"):
                 paper_pdf(t.spec.paper, t.dir, MaterialCache(tmp_path / f"fresh-{t.id}"), "t")
+
+
+def test_a_hub_repository_without_a_revision_is_locked_at_its_head(tmp_path, monkeypatch):
+    """Weights released on the Hub whose commit a curator cannot see from here: the lock resolves
+    the default branch once; a later push to it does not change what the suite fetches."""
+    from servers import HubRepo, HubServer
+
+    from reclaim.materials import MaterialCache, MaterialsError
+
+    with HubServer() as srv:
+        monkeypatch.setenv("HF_ENDPOINT", srv.url)
+        monkeypatch.delenv("HF_TOKEN", raising=False)
+        srv.add(HubRepo("model", "org/net", "c" * 40, {"config.json": b"{}"}))
+        spec = task_yaml("weights", "run", **{"materials.weights": {"hub": {"repo": "org/net"}}})
+        suite = write_suite(tmp_path / "suite", [spec])
+        t = load_suite(suite).task("weights")
+        with pytest.raises(MaterialsError, match="reclaim materials lock"):
+            MaterialCache(tmp_path / "c").get(t.spec.materials.weights, t.dir, "t")
+        res = _cli("materials", "lock", str(suite), cache=tmp_path / "c")
+        assert res.exit_code == 0, res.output
+        files = json.loads((suite / "suite.lock").read_text())["files"]
+        assert files["weights/weights"] == {"url": "hf://models/org/net", "revision": "c" * 40}
+        t = load_suite(suite).task("weights")
+        assert t.spec.materials.weights.hub.revision == "c" * 40
+        got = MaterialCache(tmp_path / "c").get(t.spec.materials.weights, t.dir, "t")
+        assert (got.path / "config.json").read_bytes() == b"{}"

@@ -98,8 +98,9 @@ def _line(task: str, name: str, m: CachedMaterial) -> None:
 def lock(
     suite: Annotated[str | None, typer.Argument(help="Suite folder.")] = None,
 ) -> None:
-    """Read every file the suite's tasks fetch over HTTP once and record its sha256 in suite.lock:
-    a task may then leave http.sha256 out, and every later fetch must match the lock."""
+    """Pin what a task could not pin by hand: read every file the suite's tasks fetch over HTTP (their
+    materials, their papers' PDFs) once and record its sha256, and resolve every Hub repository left
+    without a revision to its current commit, in suite.lock; every later fetch must match the lock."""
     from reclaim.materials.lock import make_lock
     from reclaim.spec.lock import LOCK_FILE, write_lock
 

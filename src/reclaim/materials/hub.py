@@ -27,13 +27,21 @@ class HubFetcher:
         self.src = src
         self.where = where
 
+    @property
+    def revision(self) -> str:
+        if self.src.revision is None:
+            raise problem(self.where, "hub.revision", f"no revision given for {self.src.repo}, and the suite's lock "
+                          "gives none", "pin the repository's commit sha, or lock the suite: reclaim materials lock "
+                          "SUITE")
+        return self.src.revision
+
     def key(self) -> str:
-        return f"hub:{self.src.kind}:{self.src.repo}@{self.src.revision}:{','.join(sorted(self.src.files))}"
+        return f"hub:{self.src.kind}:{self.src.repo}@{self.revision}:{','.join(sorted(self.src.files))}"
 
     def describe(self) -> str:
         files = f" [{', '.join(self.src.files)}]" if self.src.files else ""
         prefix = "datasets/" if self.src.kind == "dataset" else ""
-        return f"hf://{prefix}{self.src.repo}@{self.src.revision[:12]}{files}"
+        return f"hf://{prefix}{self.src.repo}@{(self.src.revision or 'unlocked')[:12]}{files}"
 
     def fetch(self, dest: Path, scratch: Path) -> int:
         from huggingface_hub import HfApi, snapshot_download
@@ -43,19 +51,26 @@ class HubFetcher:
         endpoint = os.environ.get("HF_ENDPOINT") or None
         s = self.src
         api = HfApi(endpoint=endpoint)
-        info = self._call(lambda: api.repo_info(s.repo, revision=s.revision, repo_type=s.kind))
-        if info.sha != s.revision:
-            raise problem(self.where, "hub.revision", f"{s.repo} resolves revision {s.revision} to {info.sha}",
+        info = self._call(lambda: api.repo_info(s.repo, revision=self.revision, repo_type=s.kind))
+        if info.sha != self.revision:
+            raise problem(self.where, "hub.revision", f"{s.repo} resolves revision {self.revision} to {info.sha}",
                           "pin the full commit sha the Hub lists for the repository")
         local = scratch / "snapshot"
         self._call(lambda: snapshot_download(
-            s.repo, repo_type=s.kind, revision=s.revision, allow_patterns=list(s.files) or None,
+            s.repo, repo_type=s.kind, revision=self.revision, allow_patterns=list(s.files) or None,
             local_dir=local, cache_dir=scratch / "hub-cache", endpoint=endpoint, max_workers=4))
         size = self._verify(local)
         shutil.rmtree(local / ".cache", ignore_errors=True)
         dest.rmdir()
         os.rename(local, dest)
         return size
+
+    def head(self) -> str:
+        """The commit the repository's default branch points at now (what a lock records)."""
+        from huggingface_hub import HfApi
+
+        api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None)
+        return self._call(lambda: api.repo_info(self.src.repo, revision="main", repo_type=self.src.kind)).sha
 
     def _call(self, call):
         from huggingface_hub.errors import (
@@ -70,7 +85,7 @@ class HubFetcher:
             try:
                 return call()
             except RevisionNotFoundError:
-                raise problem(self.where, "hub.revision", f"{self.src.repo} has no revision {self.src.revision}",
+                raise problem(self.where, "hub.revision", f"{self.src.repo} has no revision {self.revision}",
                               "pin a commit sha the repository has (see its commit history on the Hub)") from None
             except RepositoryNotFoundError:
                 raise problem(self.where, "hub.repo", f"no {self.src.kind} repository '{self.src.repo}' "
@@ -102,9 +117,9 @@ class HubFetcher:
         for meta in sorted(meta_root.rglob("*.metadata")):
             rel = meta.relative_to(meta_root).as_posix()[: -len(".metadata")]
             commit, etag = (meta.read_text().splitlines() + ["", ""])[:2]
-            if commit != self.src.revision:
+            if commit != self.revision:
                 raise problem(self.where, "hub.revision", f"{rel} came from commit {commit}, "
-                              f"not the pinned {self.src.revision}",
+                              f"not the pinned {self.revision}",
                               "point HF_ENDPOINT at a Hub that serves that revision")
             path = local / rel
             sha1 = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())

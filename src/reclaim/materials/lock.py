@@ -1,6 +1,7 @@
 """Making a suite's lock: every file a task fetches over HTTP (its materials', its paper's PDF) read
-once, its sha256 recorded in suite.lock (spec/lock.py), so that later fetches, here or on a
-cluster, must match it."""
+once, its sha256 recorded in suite.lock (spec/lock.py), and every Hub repository it leaves unpinned
+resolved to the commit its default branch points at, so that later fetches, here or on a cluster,
+must match them."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from pathlib import Path
 import reclaim
 from reclaim.materials.errors import MaterialsError
 from reclaim.materials.http import HttpFetcher, sha256_file
+from reclaim.materials.hub import HubFetcher
 from reclaim.materials.paper import arxiv_url
 from reclaim.spec import Suite, Task
-from reclaim.spec.lock import PAPER_KEY, LockedFile, SuiteLock, lock_key
+from reclaim.spec.lock import PAPER_KEY, LockedFile, SuiteLock, hub_url, lock_key
 
 
 def sha256_of_url(url: str, where: str) -> str:
@@ -48,6 +50,17 @@ def make_lock(suite: Suite, progress: Callable[[str, str, str], None] = lambda k
     files: dict[str, LockedFile] = {}
     failures = []
     for task in suite.tasks:
+        for kind, ref in task.spec.materials.refs().items():
+            if ref.hub is None or ref.hub.revision is not None:
+                continue
+            key, url = lock_key(task.id, kind), hub_url(ref.hub.kind, ref.hub.repo)
+            try:
+                head = HubFetcher(ref.hub, f"{task.dir / 'task.yaml'}: materials.{kind}").head()
+            except MaterialsError as e:
+                failures.append(f"{key}: {e}")
+                continue
+            files[key] = LockedFile(url=url, revision=head)
+            progress(key, url, head)
         for key, url, fetch_from, pinned, field in _lockable(task):
             try:
                 sha = sha256_of_url(fetch_from, f"{task.dir / 'task.yaml'}: {field}")

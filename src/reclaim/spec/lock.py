@@ -2,7 +2,8 @@
 network reaches it (reclaim materials lock), so a curator can pose data on a server they cannot
 download from, and every later fetch must match what was locked.
 
-    suite.lock   JSON: {format_version, locked_at, reclaim_version, files: {"<task>/<kind>": {url, sha256}}}
+    suite.lock   JSON: {format_version, locked_at, reclaim_version,
+                        files: {"<task>/<kind>": {url, sha256} or {url, revision}}}
 
 where <kind> is a material's (code, data, weights) or ``paper``: the paper's PDF, a proceedings
 URL or an arXiv version (arXiv serves a version's PDF again after it rebuilds it; the lock says
@@ -18,7 +19,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from reclaim.spec.base import Strict
 from reclaim.spec.models import TaskSpec
@@ -28,8 +29,21 @@ LOCK_FORMAT = 1
 
 
 class LockedFile(Strict):
-    url: str = Field(description="The URL the file was fetched from when it was locked.")
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="Its sha256 then.")
+    url: str = Field(description="The URL the file was fetched from when it was locked (hf://models/ORG/NAME or "
+                     "hf://datasets/ORG/NAME for a Hub repository).")
+    sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$", description="A file's sha256 then.")
+    revision: str | None = Field(None, pattern=r"^[0-9a-f]{40}$",
+                                 description="A Hub repository's commit then (the head of its default branch).")
+
+    @model_validator(mode="after")
+    def _one_pin(self) -> LockedFile:
+        if (self.sha256 is None) == (self.revision is None):
+            raise ValueError("a locked entry gives a sha256 (a file) or a revision (a Hub repository)")
+        return self
+
+
+def hub_url(kind: str, repo: str) -> str:
+    return f"hf://{kind}s/{repo}"
 
 
 class SuiteLock(Strict):
@@ -65,8 +79,25 @@ def lock_digest(suite_dir: Path) -> str | None:
 
 def write_lock(suite_dir: Path, lock: SuiteLock) -> Path:
     path = Path(suite_dir) / LOCK_FILE
-    path.write_text(lock.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    path.write_text(lock.model_dump_json(indent=2, exclude_none=True) + "\n", encoding="utf-8")
     return path
+
+
+def _hub(materials, kind: str, ref, locked: LockedFile | None):
+    """A Hub repository's revision from the lock, where the task leaves it out."""
+    field = f"materials.{kind}.hub"
+    if locked is None or locked.revision is None:
+        return materials, []
+    if locked.url != hub_url(ref.hub.kind, ref.hub.repo):
+        return materials, [(f"{field}.repo", f"suite.lock was made for {locked.url}, not this repository",
+                            "run reclaim materials lock again")]
+    if ref.hub.revision is None:
+        hub = ref.hub.model_copy(update={"revision": locked.revision})
+        return materials.model_copy(update={kind: ref.model_copy(update={"hub": hub})}), []
+    if ref.hub.revision != locked.revision:
+        return materials, [(f"{field}.revision", f"the task pins {ref.hub.revision[:12]}…, suite.lock says "
+                            f"{locked.revision[:12]}…", "correct the pin, or run reclaim materials lock again")]
+    return materials, []
 
 
 def apply_lock(spec: TaskSpec, lock: SuiteLock | None) -> tuple[TaskSpec, list[tuple[str, str, str]]]:
@@ -75,13 +106,16 @@ def apply_lock(spec: TaskSpec, lock: SuiteLock | None) -> tuple[TaskSpec, list[t
     problems: list[tuple[str, str, str]] = []
     materials = spec.materials
     for kind, ref in spec.materials.refs().items():
+        if ref.hub is not None and lock is not None:
+            materials, found = _hub(materials, kind, ref, lock.files.get(lock_key(spec.id, kind)))
+            problems += found
         if ref.http is None or lock is None:
             continue
         locked = lock.files.get(lock_key(spec.id, kind))
         field = f"materials.{kind}.http"
         if locked is None:
             continue
-        if locked.url != ref.http.url:
+        if locked.url != ref.http.url or locked.sha256 is None:
             problems.append((f"{field}.url", f"suite.lock was made for {locked.url}, not this URL",
                              "run reclaim materials lock again"))
         elif ref.http.sha256 is None:
@@ -93,7 +127,7 @@ def apply_lock(spec: TaskSpec, lock: SuiteLock | None) -> tuple[TaskSpec, list[t
     paper = spec.paper
     locked = lock.files.get(lock_key(spec.id, PAPER_KEY)) if lock is not None else None
     if locked is not None and paper.pdf_url is not None:
-        if locked.url != paper.pdf_url:
+        if locked.url != paper.pdf_url or locked.sha256 is None:
             problems.append(("paper.pdf", f"suite.lock was made for {locked.url}, not {paper.pdf_url}",
                              "run reclaim materials lock again"))
         elif paper.pdf_sha256 is None:

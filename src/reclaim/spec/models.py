@@ -86,7 +86,9 @@ class HttpSource(Strict):
 class HubSource(Strict):
     repo: str = Field(pattern=r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$",
                       description="Hugging Face Hub repository id, e.g. 'org/name'.")
-    revision: str = Field(pattern=r"^[0-9a-f]{40}$", description="Full commit sha to pin.")
+    revision: str | None = Field(default=None, pattern=r"^[0-9a-f]{40}$",
+                                 description="Full commit sha to pin; left out, the suite's lock (suite.lock, "
+                                 "written by reclaim materials lock) must give it.")
     kind: Literal["model", "dataset"] = "model"
     files: list[str] = Field(default_factory=list, description="Only files matching these patterns.")
 
