@@ -73,7 +73,7 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, suite):
                   "--seeds", "2", "--dry-run"], tmp_path)
     assert r.returncode == 0, r.stderr
     for needle in ("4 trials: 1 task × 2 agents × 2 seeds", f"mine (mine=command:{agent})", "judge: rules",
-                   "executor: local", "mean-retrain  retrain  60 s", "nothing was run or written"):
+                   "executor: local", "mean-retrain  retrain  60 s", "nothing was fetched, run or written"):
         assert needle in r.stdout, needle
     assert not (tmp_path / "runs").exists()
 

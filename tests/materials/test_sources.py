@@ -344,3 +344,19 @@ def test_zip_symlink_member_refused(tmp_path):
         url = srv.add("/link.zip", body)
         with pytest.raises(MaterialsError, match="'passwd' is a link or special file, refused"):
             MaterialCache(tmp_path / "cache").get(MaterialRef(http={"url": url, "sha256": sha(body)}), tmp_path, WHERE)
+
+
+def test_a_git_mirror_stands_in_for_an_unreachable_host_and_serves_only_the_pinned_commit(tmp_path, monkeypatch):
+    """RECLAIM_GIT_MIRRORS: a machine without the network fetches a repository from a local mirror;
+    the commit still pins the tree, so a mirror that lacks it (or holds other history) fails."""
+    from reclaim.materials.git import MIRRORS_VAR
+
+    bare, (sha,) = git_repo(tmp_path / "git", [{"main.py": "print(1)\n"}])
+    ref = MaterialRef(git={"url": "https://github.com/example/unreachable.git", "commit": sha})
+    monkeypatch.setenv(MIRRORS_VAR, f"https://github.com/example/unreachable=file://{bare}")
+    got = MaterialCache(tmp_path / "cache").get(ref, tmp_path, WHERE)
+    assert (got.path / "main.py").read_text() == "print(1)\n"
+    other, _ = git_repo(tmp_path / "other", [{"main.py": "print(2)\n"}])
+    monkeypatch.setenv(MIRRORS_VAR, f"https://github.com/example/unreachable={other}")
+    with pytest.raises(MaterialsError, match="not in"):
+        MaterialCache(tmp_path / "cache2").get(ref, tmp_path, WHERE)

@@ -202,13 +202,14 @@ def run(
                           offline=offline, materials_cache=materials_cache,
                           slurm=SlurmOptions(partition=slurm_partition, account=slurm_account),
                           upstreams=upstreams(openai_base_url, anthropic_base_url, prices))
-        checked = check_run(opts)
+        checked = check_run(opts, fetch=not dry_run)
         for w in checked.warnings:
             err.print(f"[yellow]warning:[/] {w}", highlight=False)
         if dry_run:
             for line in describe(opts, checked.tasks, opts.judge.label, opts.sandbox):
                 console.print(line, highlight=False)
-            console.print("dry run: every check passed; nothing was run or written", highlight=False)
+            console.print("dry run: every check passed; nothing was fetched, run or written (materials are "
+                          "fetched and verified when the run starts, or with reclaim materials fetch)", highlight=False)
             return
         rd = plan_run(opts, checked)
     except KeyboardInterrupt:

@@ -11,6 +11,23 @@ from reclaim.materials.sources import problem
 from reclaim.spec import GitSource
 
 GIT_TIMEOUT_S = 1800.0
+MIRRORS_VAR = "RECLAIM_GIT_MIRRORS"
+"""Where a repository is fetched from instead of its URL: 'URL=MIRROR' pairs, separated by spaces or
+newlines (MIRROR a path or a file:// URL of a clone or a bare mirror). For a machine that cannot reach
+the host: the commit pins the content, so a mirror can only serve the same tree or fail."""
+
+
+def _canonical(url: str) -> str:
+    return url.strip().rstrip("/").removesuffix(".git")
+
+
+def git_mirrors() -> dict[str, str]:
+    out = {}
+    for pair in os.environ.get(MIRRORS_VAR, "").split():
+        url, sep, mirror = pair.partition("=")
+        if sep and url and mirror:
+            out[_canonical(url)] = mirror
+    return out
 
 
 def clean_env(home: Path) -> dict[str, str]:
@@ -38,6 +55,7 @@ class GitFetcher:
         self.url = src.url
         if "://" not in src.url and not src.url.startswith("git@") and not Path(src.url).is_absolute():
             self.url = str((Path(task_dir) / src.url).absolute())  # a local path, relative to the task
+        self.url = git_mirrors().get(_canonical(src.url), self.url)
         if src.subdir is not None and (Path(src.subdir).is_absolute() or ".." in Path(src.subdir).parts):
             raise problem(where, "git.subdir", f"'{src.subdir}' leaves the repository",
                           "give a folder relative to the repository root, without '..'")

@@ -84,9 +84,10 @@ def plan_run(opts: RunOptions, checked: Checked | None = None) -> RunDir:
     return _write_plan(opts, checked.suite, checked.tasks, checked.cache)
 
 
-def check_run(opts: RunOptions) -> Checked:
+def check_run(opts: RunOptions, fetch: bool = True) -> Checked:
     """Every option, agent and judge checked and every agent's prerequisites probed (runner/preflight.py);
-    writes nothing. RunError names each problem and its fix."""
+    writes nothing. With ``fetch`` (not for a dry run, which must stay quick and offline) every material
+    is fetched and verified into the cache too. RunError names each problem and its fix."""
     suite = load_suite(opts.suite)
     try:
         make_judge(opts.judge)
@@ -119,8 +120,8 @@ def check_run(opts: RunOptions) -> Checked:
     except preflight.PreflightError as e:
         raise RunError(str(e)) from None
     cache = MaterialCache(opts.materials_cache, offline=opts.offline)
-    for t in tasks:  # every material fetched and verified before any trial starts: a bad pin costs seconds
-        try:
+    for t in tasks if fetch else []:  # every material fetched and verified before any trial starts: a bad pin
+        try:  # costs seconds
             prefetch(t, cache)
         except MaterialsError as e:
             raise RunError(str(e)) from None
