@@ -16,6 +16,8 @@ from reclaim.curate.released import Apis, released
 from reclaim.curate.sources import Source
 from reclaim.curate.targets import budget, headline
 
+NO_TARGET = "no results table with a row for the paper's own method, and no number beside a metric word in its abstract"
+
 
 class Summary(BaseModel):
     papers: int = 0
@@ -66,7 +68,7 @@ def curate(source: Source, fetcher: Fetcher, dest: Path, *, n: int, seed: int, n
         if proposer is not None:
             cand, said = proposer.propose(text, cand)
         if cand is None:
-            summary.left_out.append((paper.title, "no results table with a row for the paper's own method"))
+            summary.left_out.append((paper.title, NO_TARGET))
             continue
         if not cand.found:
             summary.left_out.append((paper.title, f"the proposed value is not where it is said to be ({cand.where})"))

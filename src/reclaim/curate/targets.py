@@ -1,5 +1,6 @@
 """Target candidates from a paper's text: its results tables parsed, the proposed method's row
-found, a headline number chosen by a written rule, checked to stand in the paper where it is said
+found (marked as ours, or named as the title names the method), else the abstract's first number
+beside a metric word; a headline number chosen by a written rule, checked to stand in the paper where it is said
 to, with criteria and a budget that follow stated rules too. A person confirms them in review."""
 
 from __future__ import annotations
@@ -99,10 +100,68 @@ def criteria_for(value: float, cell: str, header: str = "") -> dict:
     return {"rel_tol": 0.05}
 
 
+GAIN = re.compile(r"\b(reduc\w*|improv\w*|speed-?up|faster|gains?|increas\w*|outperform\w*|fewer|less)\b", re.I)
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z$])")
+NOT_A_RESULT = re.compile(r"(?:table|figure|fig\.|section|sec\.|appendix|eq\.|equation|v)\s*$", re.I)
+
+
+def method_name(title: str) -> str | None:
+    """The method a title names before its colon ('GRAVER: Generative ...' -> 'GRAVER')."""
+    head = title.split(":", 1)[0].strip() if ":" in title else ""
+    return head if head and len(head.split()) <= 3 else None
+
+
+def _own_row(rows: list[list[str]], title: str) -> list[str] | None:
+    """The row of the paper's own method: marked as ours, or named as the title names it."""
+    name = method_name(title)
+    for r in rows:
+        if r and (OURS.search(r[0]) or (name and r[0].strip().rstrip("*+† ").lower() == name.lower())):
+            return r
+    return None
+
+
+def abstract_of(text: str) -> str:
+    m = re.search(r"^## Abstract\s*\n(.*?)(?=^#|\Z)", text, re.M | re.S)
+    return " ".join(m.group(1).split()) if m else ""
+
+
+def sentences(abstract: str) -> list[str]:
+    return [s for s in SENTENCE.split(abstract) if s.strip()]
+
+
+def from_abstract(text: str, title: str = "") -> Candidate | None:
+    """The first number the abstract prints beside a metric word or a gain ('73.7% hit@1', 'reduce the
+    noise by 20%'): many papers' headline, and the only one a reader of the abstract alone can see."""
+    for i, sent in enumerate(sentences(abstract_of(text)), start=1):
+        for m in NUMBER.finditer(sent):
+            raw = m.group(0)
+            before, after = sent[:m.start()], sent[m.end():]
+            value = float(raw)
+            if NOT_A_RESULT.search(before) or (value.is_integer() and 1900 <= value <= 2100) \
+                    or re.match(r"^[\w.]*[a-zA-Z(]", after) or re.search(r"[\w^_(]$", before):
+                continue  # a year, a citation, a name (GPT-4), a bound O(n^2), a reference to a table
+            near = before[-60:] + after[:40]
+            pct = after.lstrip().startswith("%")
+            d = "higher_is_better" if GAIN.search(near) else direction(near)
+            if d is None:
+                continue
+            word = (GAIN.search(near) or HIGHER.search(near) or LOWER.search(near))
+            metric = metric_name((word.group(0) if word else "value") + ("_pct" if pct else ""))
+            where = f"abstract, sentence {i}"
+            c = Candidate(claim=sent.strip(), metric=metric, value=value, direction=d, where=where, found=False,
+                          criteria=criteria_for(value, raw + ("%" if pct else "")),
+                          rule="no results table names the paper's own method: the abstract's first number beside "
+                               "a metric word or a gain")
+            c.found = stands(c, text)
+            return c
+    return None
+
+
 def headline(text: str, title: str = "") -> Candidate | None:
-    """The rule's headline number, or None where no table has a row for the paper's own method."""
+    """The rule's headline number: from the first results table with a row for the paper's own method
+    (marked as ours, or named as the title names it), else from the abstract; None where neither has one."""
     for t in tables(text):
-        row = next((r for r in t.rows if r and OURS.search(r[0])), None)
+        row = _own_row(t.rows, title)
         if row is None:
             continue
         for col, name in enumerate(t.header[1:], start=1):
@@ -118,7 +177,7 @@ def headline(text: str, title: str = "") -> Candidate | None:
                           criteria=criteria_for(value, cell, name))
             c.found = stands(c, text)
             return c
-    return None
+    return from_abstract(text, title)
 
 
 WHERE = re.compile(r"^Table (\d+), row '(.*)', column '(.*)'$")
@@ -127,6 +186,11 @@ WHERE = re.compile(r"^Table (\d+), row '(.*)', column '(.*)'$")
 def stands(c: Candidate, text: str) -> bool:
     """Does the candidate's value stand in the paper where it says ("Table N, row 'R', column 'C'")?
     Read again from the text, so a proposal from anywhere (a model's included) is checked, not trusted."""
+    if a := re.match(r"^abstract, sentence (\d+)$", c.where):
+        sent = sentences(abstract_of(text))
+        n = int(a.group(1))
+        return 0 < n <= len(sent) and any(abs(float(x) - c.value) <= 1e-9 * max(1.0, abs(c.value))
+                                          for x in NUMBER.findall(sent[n - 1].replace(",", "")))
     m = WHERE.match(c.where)
     if m is None:
         return False
