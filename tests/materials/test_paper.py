@@ -106,3 +106,20 @@ def test_not_a_pdf_and_no_pdf_at_all(tmp_path):
         paper_text(paper(pdf="paper.pdf"), tmp_path, cache)
     with pytest.raises(MaterialsError, match=r"paper\.text: 'paper\.md' not found and no PDF given"):
         paper_text(paper(), tmp_path / "empty", cache)
+
+
+def test_a_task_with_its_own_text_needs_no_pdf_before_its_trials(tmp_path, monkeypatch):
+    """prefetch fetches what trials will read: where the task's own paper.md is the text, an arXiv
+    PDF out of reach (an offline machine) stops nothing; without that file it is fetched, and fails."""
+    from conftest import task_yaml, write_suite
+
+    from reclaim.materials import prefetch
+    from reclaim.spec import load_suite
+
+    monkeypatch.setenv(ARXIV_VAR, "http://127.0.0.1:9/pdf")  # nothing listens there
+    suite = write_suite(tmp_path / "s", [task_yaml("own", **{"paper.arxiv": "2501.01234v1"})])
+    task = load_suite(suite).task("own")
+    assert [name for name, _ in prefetch(task, MaterialCache(tmp_path / "c"))] == ["data"]
+    (task.dir / "paper.md").unlink()
+    with pytest.raises(MaterialsError, match="arxiv"):
+        prefetch(task, MaterialCache(tmp_path / "c"))

@@ -132,7 +132,7 @@ def validate(
     if (why := check_backend(name)) is not None:
         err.print(f"[bold red]error:[/] sandbox '{name}' cannot run here: {why}")
         raise typer.Exit(2)
-    run_references(s, name, jobs, keep, warned, record)
+    run_references(s, name, jobs, keep, warned, record, allow_pending)
 
 
 def _problems(s) -> int:
@@ -149,7 +149,8 @@ def _problems(s) -> int:
     return n
 
 
-def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int, record: bool = False) -> None:
+def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int, record: bool = False,
+                   allow_pending: bool = False) -> None:
     """Each reference (must reproduce) and weakened experiment (the partial agent: must miss),
     through the real harness, in a folder of its own."""
     from reclaim.runner.run import RunError, RunOptions, execute, plan_run
@@ -168,7 +169,7 @@ def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int, record: 
                   f"(sandbox {sandbox}, {jobs} at once)", highlight=False)
         try:
             rd = plan_run(RunOptions(suite=s.dir, agents=agents, jobs=jobs, sandbox=sandbox, runs_root=tmp,
-                                     tasks=[t.id for t in tasks]))
+                                     tasks=[t.id for t in tasks], allow_pending=allow_pending))
             records = execute(rd)
         except (RunError, SpecError) as e:
             failed = False  # no trial ran: nothing to keep
