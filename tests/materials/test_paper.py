@@ -112,7 +112,6 @@ def test_a_task_with_its_own_text_needs_no_pdf_before_its_trials(tmp_path, monke
     """prefetch fetches what trials will read: where the task's own paper.md is the text, an arXiv
     PDF out of reach (an offline machine) stops nothing; without that file it is fetched, and fails."""
     from conftest import task_yaml, write_suite
-
     from reclaim.materials import prefetch
     from reclaim.spec import load_suite
 
