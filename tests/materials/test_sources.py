@@ -360,3 +360,16 @@ def test_a_git_mirror_stands_in_for_an_unreachable_host_and_serves_only_the_pinn
     monkeypatch.setenv(MIRRORS_VAR, f"https://github.com/example/unreachable={other}")
     with pytest.raises(MaterialsError, match="not in"):
         MaterialCache(tmp_path / "cache2").get(ref, tmp_path, WHERE)
+
+
+def test_a_hub_that_cannot_be_reached_is_a_clear_problem_not_a_traceback(tmp_path, monkeypatch):
+    """The Hub's client raises its HTTP library's own errors (httpx's ConnectError is no OSError): a
+    host that does not resolve is said at once, with the fix, for a fetch and for a lock alike."""
+    from reclaim.materials.hub import HubFetcher
+
+    monkeypatch.setenv("HF_ENDPOINT", "http://hub.invalid")
+    ref = MaterialRef(hub={"repo": "org/net", "revision": C1})
+    with pytest.raises(MaterialsError, match="cannot be reached from here"):
+        MaterialCache(tmp_path / "cache").get(ref, tmp_path, WHERE)
+    with pytest.raises(MaterialsError, match="HF_ENDPOINT"):
+        HubFetcher(MaterialRef(hub={"repo": "org/net"}).hub, WHERE).head()

@@ -18,6 +18,12 @@ from reclaim.materials.sources import Transient, problem, with_retries
 from reclaim.spec import HubSource
 
 RETRY_STATUS = {408, 429, 500, 502, 503, 504}
+TRANSPORT_ERRORS = {"ConnectError", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "ReadError",
+                    "WriteError", "RemoteProtocolError", "ProxyError", "NetworkError", "TimeoutException",
+                    "TransportError", "ConnectionError"}
+"""The names of httpx's (or requests') transport errors, whichever the Hub's client runs on: named, not
+imported, since the client has changed HTTP libraries before."""
+NO_HOST = ("Name or service not known", "Temporary failure in name resolution", "nodename nor servname")
 
 
 class HubFetcher:
@@ -103,6 +109,13 @@ class HubFetcher:
                 if isinstance(e, (FileNotFoundError, PermissionError)) and not isinstance(e, LocalEntryNotFoundError):
                     raise
                 raise Transient(str(e).splitlines()[-1] if str(e) else type(e).__name__) from e
+            except Exception as e:  # the client's HTTP library's own transport errors (no host, refused, reset)
+                if type(e).__name__ not in TRANSPORT_ERRORS:
+                    raise
+                if any(w in str(e) for w in NO_HOST):  # no such host: another try finds none either
+                    raise problem(self.where, "hub", f"{os.environ.get('HF_ENDPOINT') or 'huggingface.co'} cannot "
+                                  f"be reached from here ({e})", "check the network, or HF_ENDPOINT for a mirror") from None
+                raise Transient(str(e) or type(e).__name__) from e
 
         try:
             return with_retries(once, base_s=backoff_s())
