@@ -113,8 +113,9 @@ class HubFetcher:
                 if type(e).__name__ not in TRANSPORT_ERRORS:
                     raise
                 if any(w in str(e) for w in NO_HOST):  # no such host: another try finds none either
-                    raise problem(self.where, "hub", f"{os.environ.get('HF_ENDPOINT') or 'huggingface.co'} cannot "
-                                  f"be reached from here ({e})", "check the network, or HF_ENDPOINT for a mirror") from None
+                    host = os.environ.get("HF_ENDPOINT") or "huggingface.co"
+                    raise problem(self.where, "hub", f"{host} cannot be reached from here ({e})",
+                                  "check the network, or HF_ENDPOINT for a mirror") from None
                 raise Transient(str(e) or type(e).__name__) from e
 
         try:
