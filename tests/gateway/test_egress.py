@@ -74,7 +74,10 @@ class Trial:
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(wait)
         s.connect(self.sock)
-        s.sendall(data)
+        try:
+            s.sendall(data)
+        except BrokenPipeError:  # a proxy that refuses (503) may answer and close before the request is sent
+            pass
         if eof:
             s.shutdown(socket.SHUT_WR)
         out = b""
