@@ -36,6 +36,12 @@ if out.returncode != 0:
 found = re.findall(r"Percent improvement: ([-\d.]+)%", out.stdout)
 if not found:
     sys.exit("no 'Percent improvement' printed")
-got = {"noise_reduction_vs_rdp_pct": float(found[-1])}  # the last: the main body's summary cell
+rdp = re.findall(r"RDP accuracy is ([-\d.]+)%", out.stdout)
+fdp = re.findall(r"f-DP accuracy is ([-\d.]+)%", out.stdout)
+if not rdp or not fdp:
+    sys.exit("no accuracies printed")
+got = {"noise_reduction_vs_rdp_pct": float(found[-1]),  # the last ones: the main body's summary cell
+       "text_classification_accuracy_rdp_calibrated_pct": float(rdp[-1]),
+       "text_classification_accuracy_fdp_calibrated_pct": float(fdp[-1])}
 json.dump(got, open("results.json", "w"), indent=2)
 print(json.dumps(got))
