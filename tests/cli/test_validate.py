@@ -248,3 +248,15 @@ def test_record_measures_the_references_cost_and_perturbed_numbers(tmp_path, san
     assert "recorded" in res.output and "✓ seeded: reference reproduced" in res.output
     res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])  # the recorded numbers now hold it
     assert res.exit_code == 0, res.output
+
+
+def test_task_runs_only_the_named_references(tmp_path, sandbox_name):
+    """--task: one task's reference verified without re-running every other (a suite's references can
+    take hours); every task is still checked offline, and a name not in the suite is refused."""
+    suite = write_suite(tmp_path / "suite", [task_yaml("first"), task_yaml("second")])
+    res = _validate(suite, sandbox_name, "--task", "second")
+    assert res.exit_code == 0, res.output
+    assert "running 1 reference(s)" in res.output and "✓ second: reference reproduced" in res.output
+    assert "first: reference" not in res.output
+    res = _validate(suite, sandbox_name, "--task", "third")
+    assert res.exit_code == 2 and "--task third: no such task" in res.output

@@ -82,6 +82,9 @@ def validate(
                        "task fails).")] = False,
     allow_pending: Annotated[bool, typer.Option(
         help="Accept tasks of a curated draft that no one has reviewed yet (review: pending).")] = False,
+    task: Annotated[Optional[list[str]], typer.Option(
+        "--task", help="With --with-reference: run only these tasks' references (repeatable); every task is still "
+                       "checked offline.")] = None,
     record: Annotated[bool, typer.Option(
         "--record", help="With --with-reference: write what each reference's re-execution cost and gave under "
                          "each perturbation into verified.yaml beside its task.yaml, for the compute and "
@@ -132,7 +135,11 @@ def validate(
     if (why := check_backend(name)) is not None:
         err.print(f"[bold red]error:[/] sandbox '{name}' cannot run here: {why}")
         raise typer.Exit(2)
-    run_references(s, name, jobs, keep, warned, record, allow_pending)
+    unknown = sorted(set(task or []) - {t.id for t in s.tasks})
+    if unknown:
+        err.print(f"[bold red]error:[/] --task {', '.join(unknown)}: no such task in {s.meta.name}")
+        raise typer.Exit(2)
+    run_references(s, name, jobs, keep, warned, record, allow_pending, task or [])
 
 
 def _problems(s) -> int:
@@ -150,12 +157,12 @@ def _problems(s) -> int:
 
 
 def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int, record: bool = False,
-                   allow_pending: bool = False) -> None:
+                   allow_pending: bool = False, only: list[str] | None = None) -> None:
     """Each reference (must reproduce) and weakened experiment (the partial agent: must miss),
     through the real harness, in a folder of its own."""
     from reclaim.runner.run import RunError, RunOptions, execute, plan_run
 
-    tasks = [t for t in s.tasks if t.spec.reference is not None]
+    tasks = [t for t in s.tasks if t.spec.reference is not None and (not only or t.id in only)]
     if not tasks:
         console.print("[yellow]![/] no task has a reference solution: nothing to run")
         return
