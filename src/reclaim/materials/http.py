@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlparse
 
 import httpx
 
-from reclaim.materials.sources import Transient, problem, with_retries
+from reclaim.materials.sources import Transient, no_such_host, problem, with_retries
 from reclaim.materials.unpack import archive_kind, unpack
 
 BACKOFF_VAR = "RECLAIM_FETCH_BACKOFF_S"
@@ -115,4 +115,7 @@ class HttpFetcher:
                         fh.write(block)
                         got[0] += len(block)
         except httpx.TransportError as e:
+            if no_such_host(e):
+                raise problem(self.where, self.url_field, f"{self.url} could not be fetched: {e}",
+                              "check the URL's host and the network") from None
             raise Transient(str(e)) from e

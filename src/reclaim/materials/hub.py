@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 from reclaim.materials.http import backoff_s
-from reclaim.materials.sources import Transient, problem, with_retries
+from reclaim.materials.sources import Transient, no_such_host, problem, with_retries
 from reclaim.spec import HubSource
 
 RETRY_STATUS = {408, 429, 500, 502, 503, 504}
@@ -23,7 +23,6 @@ TRANSPORT_ERRORS = {"ConnectError", "ConnectTimeout", "ReadTimeout", "WriteTimeo
                     "TransportError", "ConnectionError"}
 """The names of httpx's (or requests') transport errors, whichever the Hub's client runs on: named, not
 imported, since the client has changed HTTP libraries before."""
-NO_HOST = ("Name or service not known", "Temporary failure in name resolution", "nodename nor servname")
 
 
 class HubFetcher:
@@ -112,7 +111,7 @@ class HubFetcher:
             except Exception as e:  # the client's HTTP library's own transport errors (no host, refused, reset)
                 if type(e).__name__ not in TRANSPORT_ERRORS:
                     raise
-                if any(w in str(e) for w in NO_HOST):  # no such host: another try finds none either
+                if no_such_host(e):
                     host = os.environ.get("HF_ENDPOINT") or "huggingface.co"
                     raise problem(self.where, "hub", f"{host} cannot be reached from here ({e})",
                                   "check the network, or HF_ENDPOINT for a mirror") from None

@@ -55,6 +55,15 @@ class Transient(Exception):
     """A failure worth another try: a 429 or 5xx answer, a dropped connection."""
 
 
+NO_HOST = ("Name or service not known", "Temporary failure in name resolution", "nodename nor servname")
+"""What a resolver says of a host it cannot find: another try finds none either (a machine without the
+network, a mistyped host), so it is said at once instead of after every retry's backoff."""
+
+
+def no_such_host(error: BaseException) -> bool:
+    return any(w in str(error) for w in NO_HOST)
+
+
 def with_retries(call: Callable[[], T], attempts: int = 5, base_s: float = 0.5, max_s: float = 8.0) -> T:
     """``call()``, tried again with exponential backoff and jitter while it raises Transient."""
     for i in range(attempts):
