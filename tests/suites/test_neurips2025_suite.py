@@ -75,3 +75,12 @@ def test_validate_and_list_offline():
     assert res.exit_code == 0, res.output
     for words in ("run: 17 tasks", "retrain: 15 tasks", "reimplement: 11 tasks", "GPU-h in all", "verified"):
         assert words in res.output, words
+
+
+def test_a_dry_run_of_the_suite_plans_offline_and_leaves_out_what_cannot_run():
+    res = CliRunner().invoke(app, ["run", "--suite", "neurips2025", "--agent", "nop", "--dry-run", "--allow-pending",
+                                   "--sandbox", "process"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    pending = sum(bool(t.spec.pending_values()) for t in load_suite(SUITE).tasks)
+    assert f"{pending} tasks left out, a target value not yet read from the paper" in res.output
+    assert "GPU-h in all" in res.output and "nothing was fetched, run or written" in res.output
