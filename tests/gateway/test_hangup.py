@@ -125,3 +125,28 @@ def test_a_stream_without_usage_is_estimated_from_its_text(upstream, gateway, tm
     assert "client" not in full.error and "estimated" in full.error
     r = httpx.post(gateway.url + "/v1/chat/completions", json=CHAT, headers=auth)
     assert r.status_code == 403 and "budget_exhausted" in r.text
+
+
+def test_stopping_the_gateway_while_a_slow_provider_still_answers_cuts_the_call_off(upstream, monkeypatch,
+                                                                                    tmp_path):
+    """A run ends while a provider is still answering a call of a trial whose budget ran out: stop()
+    waits a bounded time, then cuts the call off; the run's end is not a traceback (issue 25)."""
+    import threading
+    import time
+
+    from reclaim.gateway import server
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-provider-openai")
+    monkeypatch.setattr(server, "STOP_WAIT_S", 1.0)
+    upstream.always(Reply(content="late", delay=30))
+    gw = Gateway(Upstreams(openai_base_url=upstream.url)).start()
+    acct = open_account(gw, tmp_path, max_tokens=None)
+    body = {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "hi"}]}
+    call = threading.Thread(target=lambda: httpx.post(f"{gw.url}/v1/chat/completions", json=body,
+                                                      headers={"Authorization": f"Bearer {acct.token}"},
+                                                      timeout=60), daemon=True)
+    call.start()
+    time.sleep(1.0)  # the call is with the provider now
+    t0 = time.monotonic()
+    gw.stop()  # raised TimeoutError before
+    assert time.monotonic() - t0 < 20

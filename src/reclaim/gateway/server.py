@@ -9,6 +9,7 @@ gateway stops writing to it but reads the upstream's answer to its end and meter
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import shutil
@@ -27,6 +28,9 @@ from reclaim.budget import cost, load_prices
 from reclaim.gateway.accounts import Account, BudgetSpent, model_of
 from reclaim.gateway.usage import StreamUsage, from_json
 from reclaim.trace import TraceWriter
+
+STOP_WAIT_S = 10.0
+"""How long stop() waits for calls still in flight (a slow provider) before it cuts them off."""
 
 SOCKET_NAME = "gateway.sock"
 FORWARDER = "forward.py"
@@ -130,7 +134,10 @@ class Gateway:
         with self._lock:  # what trials scheduled before this runs first; nothing after
             self._stopping = True
             done = asyncio.run_coroutine_threadsafe(down(), self._loop)
-        done.result(10)
+        try:
+            done.result(STOP_WAIT_S)
+        except (TimeoutError, concurrent.futures.TimeoutError):  # a provider still answering a call whose
+            done.cancel()  # trial has ended (its budget ran out): the run's end does not wait on it, nor fail
         self._loop.call_soon_threadsafe(self._loop.stop)
         assert self._thread is not None  # started with the loop
         self._thread.join(10)
