@@ -42,6 +42,7 @@ from reclaim.gateway.pkgcache import PackageCache, serve_cached
 from reclaim.gateway.policy import Decision, EgressPolicy
 from reclaim.gateway.tls import CertificateAuthority, system_bundle
 from reclaim.gateway.urls import Url
+from reclaim.tempdirs import owned_tempdir
 
 SOCKET_NAME = "proxy.sock"
 BUNDLE_NAME = "ca.pem"
@@ -86,7 +87,7 @@ class EgressProxy:
         self.limits = limits or EgressLimits()
         self.package_cache = package_cache
         self._verify = upstream_verify if upstream_verify is not None else system_bundle()
-        self.root = Path(tempfile.mkdtemp(prefix="reclaim-eg-"))  # short: socket paths are limited
+        self.root = owned_tempdir("eg")  # short: socket paths are limited
         self.root.chmod(0o755)
         self.ca = CertificateAuthority()
         self._bundle: Path | None = None

@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +26,7 @@ from pydantic import BaseModel, Field
 from reclaim.budget import cost, load_prices
 from reclaim.gateway.accounts import Account, BudgetSpent, model_of
 from reclaim.gateway.usage import StreamUsage, from_json
+from reclaim.tempdirs import owned_tempdir
 from reclaim.trace import TraceWriter
 
 STOP_WAIT_S = 10.0
@@ -66,7 +66,7 @@ class Gateway:
                       "gemini": os.environ.get("GEMINI_API_KEY", os.environ.get("GOOGLE_API_KEY", ""))}
         self.prices = load_prices(self.upstreams.prices_file)
         self.accounts: dict[str, Account] = {}
-        self.socket_dir = Path(tempfile.mkdtemp(prefix="reclaim-gw-"))  # short: socket paths are limited
+        self.socket_dir = owned_tempdir("gw")  # short: socket paths are limited
         self.socket_dir.chmod(0o755)  # sandboxes run as an unprivileged user: it must reach the socket
         self.socket = self.socket_dir / SOCKET_NAME
         shutil.copyfile(Path(__file__).with_name("forward.py"), self.socket_dir / FORWARDER)

@@ -13,7 +13,6 @@ import os
 import secrets
 import shutil
 import ssl
-import tempfile
 import threading
 from pathlib import Path
 
@@ -21,6 +20,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from reclaim.tempdirs import owned_tempdir
 
 SYSTEM_BUNDLES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
                   "/etc/ssl/cert.pem")
@@ -59,7 +60,7 @@ class CertificateAuthority:
             .sign(self._key, hashes.SHA256()))
         self.cert_pem = self.cert.public_bytes(serialization.Encoding.PEM)
         self._leaf_key = ec.generate_private_key(ec.SECP256R1())
-        self._dir = Path(tempfile.mkdtemp(prefix="reclaim-ca-"))  # 0700: leaves' key, never bound anywhere
+        self._dir = owned_tempdir("ca")  # 0700: leaves' key, never bound anywhere
         self._key_file = self._dir / "leaf.key"
         self._key_file.write_bytes(self._leaf_key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from reclaim.materials import (
 from reclaim.sandbox import Backend, Bind, SandboxConfig, image_backend, make_sandbox
 from reclaim.spec import Environment, Task
 from reclaim.store import write_model
+from reclaim.tempdirs import owned_tempdir
 
 HOME_INSIDE = "/home/reclaim"
 VENV, HOME, TMP = "venv", "home", "tmp"
@@ -164,7 +164,7 @@ class _Scratch:
         self.image, self.binds = image, binds
 
     def __enter__(self):
-        self.dir = Path(tempfile.mkdtemp(prefix="reclaim-env-"))
+        self.dir = owned_tempdir("env")
         (self.dir / "out").mkdir()
         self.box = make_sandbox(image_backend(),
                                 SandboxConfig(self.dir / "ws", binds=list(self.binds), image=self.image))
@@ -184,7 +184,7 @@ def _image_python(image: str | None, declared: Environment, dest: Path, log: Pat
     """The image's own python3 as the environment: described, and the trial's venv made in the
     image (``--system-site-packages``: the image's packages stay visible; the agent installs over them)."""
     dest.mkdir()
-    out_dir = Path(tempfile.mkdtemp(prefix="reclaim-env-out-"))
+    out_dir = owned_tempdir("env-out")
     script = (f'set -e; python3 -c "{_DESCRIBE}" > {OUT_INSIDE}/describe.json; '
               f"python3 -m venv --without-pip --system-site-packages {VENV_INSIDE}")
     try:

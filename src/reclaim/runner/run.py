@@ -31,6 +31,7 @@ from reclaim.store import (
     suite_hash,
     trial_id,
 )
+from reclaim.tempdirs import sweep_tempdirs
 from reclaim.words import plural
 
 DEFAULT_AGENTS = ("reference", "nop", "fabricate")
@@ -234,6 +235,10 @@ def execute(rd: RunDir, progress: Progress | None = None, executor: str | None =
     if executor == "local" and (swept := limits.sweep()):
         progress.note(f"removed {len(swept)} cgroup(s) left by reclaim processes that are gone: "
                       + "; ".join(swept[:4]) + (" ..." if len(swept) > 4 else ""))
+    if swept_dirs := sweep_tempdirs():
+        more = " ..." if len(swept_dirs) > 4 else ""
+        progress.note(f"removed {len(swept_dirs)} temporary folder(s) left by reclaim processes that are gone "
+                      "(sockets, keys, scratch): " + "; ".join(swept_dirs[:4]) + more)
     if executor == "slurm":
         from reclaim.runner.slurm import SlurmExecutor
 

@@ -20,7 +20,6 @@ import secrets
 import shutil
 import stat
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -43,6 +42,7 @@ from reclaim.sandbox.bwrap import EXEC_DIR, GATEWAY_DIR, GATEWAY_PORT, WORKSPACE
 from reclaim.sandbox.container_limits import cgroup_limits, pid_max, rlimit
 from reclaim.sandbox.images import available as engine_available
 from reclaim.sandbox.images import recent_image_id, require_engine
+from reclaim.tempdirs import owned_tempdir
 
 DROP_CAPS = ["SETUID", "SETGID", "SETPCAP", "SYS_PTRACE"]  # strace and setpriv, which drops them all
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -126,7 +126,7 @@ class ContainerSandbox(HostWorkspace):
             if not os.path.exists(host):
                 raise SandboxError(f"{self.engine.name} could not start the container: the bind source "
                                    f"{host} (for {inside}) does not exist")
-        self._private = Path(tempfile.mkdtemp(prefix="reclaim-ctr-"))  # 0700: env files, empty dir
+        self._private = owned_tempdir("ctr")  # 0700: env files, empty dir
         (self._private / "empty").mkdir(mode=0o755)
         try:
             self.tools = self._probe_tools()

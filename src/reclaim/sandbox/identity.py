@@ -18,11 +18,11 @@ import atexit
 import functools
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from reclaim.errors import SandboxError, UsageError
+from reclaim.tempdirs import owned_tempdir
 
 DEFAULT_ID = 0x70000000
 NAME = "reclaim"
@@ -102,7 +102,7 @@ def account_files() -> dict[str, Path]:
 
     Written once per process into a folder only root can change; bound read-only."""
     ident = current()
-    folder = Path(tempfile.mkdtemp(prefix="reclaim-etc-"))
+    folder = owned_tempdir("etc")
     folder.chmod(0o755)
     atexit.register(shutil.rmtree, folder, True)
     out = {}

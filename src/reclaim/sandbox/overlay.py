@@ -18,11 +18,11 @@ import functools
 import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from reclaim.errors import SandboxError
+from reclaim.tempdirs import owned_tempdir
 
 OPTIONS = "redirect_dir=off,index=off,metacopy=off"
 _UNSAFE = (",", ":", "\\", "\n", "=")
@@ -80,7 +80,7 @@ def unavailable() -> str | None:
         return "the harness is not root: materials stay read-only"
     if shutil.which("unshare") is None or shutil.which("mount") is None:
         return "unshare or mount (util-linux) is missing"
-    scratch = Path(tempfile.mkdtemp(prefix="reclaim-overlay-probe-"))
+    scratch = owned_tempdir("overlay-probe")
     try:
         low = scratch / "low"
         low.mkdir()
