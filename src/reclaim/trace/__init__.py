@@ -16,7 +16,7 @@ from reclaim.trace.events import (
     TrialStarted,
     WithheldFound,
 )
-from reclaim.trace.log import TraceWriter, read_trace
+from reclaim.trace.log import TraceCorrupt, TraceWriter, read_trace
 
 __all__ = [
     "BudgetEvent",
@@ -30,6 +30,7 @@ __all__ = [
     "Phase",
     "ProgramExec",
     "ShellCommand",
+    "TraceCorrupt",
     "TraceWriter",
     "TrialFinished",
     "TrialStarted",

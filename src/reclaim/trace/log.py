@@ -20,6 +20,7 @@ from typing import TypeVar
 from pydantic import TypeAdapter
 
 from reclaim import durable
+from reclaim.errors import ReclaimError
 from reclaim.trace.events import Event, EventBase
 
 E = TypeVar("E", bound=EventBase)
@@ -69,12 +70,23 @@ class TraceWriter:
         self.close()
 
 
+class TraceCorrupt(ReclaimError):
+    """A complete line of a trace that is no event: the record was damaged after it was written."""
+
+
 def read_trace(path: Path) -> list:
-    """Every complete event in the file; a line cut short by a crash is skipped."""
+    """Every complete event in the file; a line cut short by a crash is skipped. A complete line
+    that is no event (a damaged disk, a hand edit) is TraceCorrupt, naming the file and line."""
     events = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for n, line in enumerate(fh, start=1):
             if not line.endswith("\n"):
                 break  # the last write was interrupted
-            events.append(_adapter.validate_json(line))
+            try:
+                events.append(_adapter.validate_json(line))
+            except ValueError as e:  # pydantic's ValidationError is one
+                first = str(e).splitlines()
+                raise TraceCorrupt(f"{path}:{n}: not a trace event ({first[-1].strip() if first else e}); the "
+                                   "record was damaged after it was written: run the trial again "
+                                   "(reclaim run --resume) or restore the file") from None
     return events
