@@ -88,6 +88,7 @@ _LAZY = {  # imported on first use: the records (store) need only Limit, not the
     "MAX_MIN_FREE_BYTES": "reclaim.budget.disk",
     "DiskGuard": "reclaim.budget.disk",
     "free_bytes": "reclaim.budget.disk",
+    "kept_free": "reclaim.budget.disk",
     "DRIVER_INSIDE": "reclaim.budget.driver",
     "placement": "reclaim.budget.driver",
     "Allocator": "reclaim.budget.gpus",
@@ -112,4 +113,4 @@ def __getattr__(name: str):
 
 __all__ = ["DRIVER_INSIDE", "MAX_MIN_FREE_BYTES", "Allocator", "BudgetExhausted", "BudgetMonitor", "Capacity",
            "Deadline", "DiskGuard", "Gpu", "GpuBackend", "GpuError", "Limit", "LimitKind", "Limits", "cost", "discover",
-           "free_bytes", "load_prices", "placement"]
+           "free_bytes", "kept_free", "load_prices", "placement"]

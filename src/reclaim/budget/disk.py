@@ -31,6 +31,12 @@ def free_bytes(folder: Path) -> int:
     return st.f_bavail * st.f_frsize
 
 
+def kept_free(folder: Path) -> int:
+    """What a trial must leave free on the disk under ``folder`` for the records: 5 % of it, at least
+    64 MiB, at most 512 MiB (a small disk is not asked for more than it has)."""
+    return min(MAX_MIN_FREE_BYTES, max(MIN_FREE_BYTES, shutil.disk_usage(folder).total // 20))
+
+
 class DiskGuard:
     """Watches the file system under ``trial_dir`` while ``written`` (the folders the trial's
     programs fill) grow; calls ``stop`` once free space is too low."""
@@ -38,8 +44,7 @@ class DiskGuard:
     def __init__(self, trial_dir: Path, written: list[Path], stop: Callable[[], None], interval: float = 0.2):
         self.trial_dir, self.written, self._stop_box = trial_dir, written, stop
         self.interval = interval
-        total = shutil.disk_usage(trial_dir).total
-        self.min_free = min(MAX_MIN_FREE_BYTES, max(MIN_FREE_BYTES, total // 20))
+        self.min_free = kept_free(trial_dir)
         self.full = False
         self.caused_by_trial = False
         self.detail = ""
@@ -77,7 +82,8 @@ class DiskGuard:
             self.full = True
             used = max(1, self._free0 - free)
             grew = self._own() - self._own0
-            self.caused_by_trial = grew * 2 >= used
+            # a trial that started without the room kept for records did not fill the disk, whatever it wrote
+            self.caused_by_trial = self._free0 >= self.min_free and grew * 2 >= used
             self.detail = (f"the disk under the run folder has {free / 2**20:.0f} MiB free, under the "
                            f"{self.min_free / 2**20:.0f} MiB kept for records; this trial's files grew by "
                            f"{grew / 2**20:.0f} MiB of the {used / 2**20:.0f} MiB used since it started")

@@ -103,8 +103,11 @@ class BudgetMonitor:
             "warning": self.warned,
         }
         tmp = self.file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state) + "\n")
-        os.replace(tmp, self.file)
+        try:
+            tmp.write_text(json.dumps(state) + "\n")
+            os.replace(tmp, self.file)
+        except OSError:  # a full disk: the agent's view of its budget goes stale; the budget itself still holds
+            pass
 
     @property
     def gpu_hours_busy(self) -> float:

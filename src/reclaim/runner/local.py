@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from reclaim.budget import Capacity
 from reclaim.runner.attempts import clear, may_retry
 from reclaim.runner.context import index_run, make_settings
-from reclaim.runner.trial import run_trial
+from reclaim.runner.trial import RecordUnwritable, run_trial
 from reclaim.spec import Suite
 from reclaim.store import RunDir, RunSpec, trial_id
 
@@ -23,7 +23,11 @@ def run_local(rd: RunDir, spec: RunSpec, suite: Suite, pending: list, progress) 
         try:
             progress.started(trial_id(task.id, agent, seed))
             while True:
-                rec = run_trial(settings, task, agent, seed)
+                try:
+                    rec = run_trial(settings, task, agent, seed)
+                except RecordUnwritable as e:
+                    progress.note(str(e))
+                    return None
                 if settings.cancellation.event.is_set() or not may_retry(rd, rec, spec.max_retries):
                     return rec
                 progress.retrying(rec)
@@ -36,6 +40,8 @@ def run_local(rd: RunDir, spec: RunSpec, suite: Suite, pending: list, progress) 
         try:
             for fut in as_completed(futures):
                 rec = fut.result()
+                if rec is None:  # its record could not be written: left unfinished, said already
+                    continue
                 index_run(rd, lambda ix, rec=rec: ix.add_trial(rec))
                 if rec.done:
                     progress.finished(rec)

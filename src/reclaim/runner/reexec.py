@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reclaim.budget import MAX_MIN_FREE_BYTES, BudgetExhausted, Deadline, free_bytes
+from reclaim.budget import BudgetExhausted, Deadline, free_bytes, kept_free
+from reclaim.errors import ReclaimError
 from reclaim.gateway import PackageCache
 from reclaim.judge import agent_sources, is_code
 from reclaim.materials import PAPER_MD, TASK_MD
@@ -31,6 +32,10 @@ from reclaim.trace import TraceWriter, read_trace
 SCRIPT = "reproduce.sh"
 # Removed before re-running: the claimed result, and the texts a script could copy a number from.
 EXCLUDED = (RESULTS, PAPER_MD, TASK_MD)
+
+
+class NoRoom(ReclaimError):
+    """The disk under the run folder cannot take a re-execution's copy: the harness's problem, never the agent's."""
 
 
 @dataclass
@@ -90,13 +95,18 @@ class Reexec:
         if dest.exists():
             shutil.rmtree(dest)
         ident = identity.current()
-        room = free_bytes(self.trial_dir) - MAX_MIN_FREE_BYTES  # what the disk can take and keep records
+        room = free_bytes(self.trial_dir) - kept_free(self.trial_dir)  # what the disk can take and keep records
         limit = room if self.disk_bytes is None else min(self.disk_bytes, room)
         overlaid = {s.name for s in shown if s.writable}  # the agent's changes are a layer, not copied
         try:
             copied = untrusted_copy.copy_tree(ws, dest, exclude=how.exclude | overlaid, max_bytes=limit,
                                               owner=ident.owner)
         except untrusted_copy.TooLarge as e:
+            if self.disk_bytes is None or room < self.disk_bytes:  # the disk is short, not the agent's budget
+                raise NoRoom(f"the disk under the run folder has no room to re-execute this trial's workspace "
+                             f"({free_bytes(self.trial_dir) / 2**20:.0f} MiB free, "
+                             f"{kept_free(self.trial_dir) / 2**20:.0f} MiB kept for records): a harness error, run "
+                             "again once there is room") from None
             return ReexecRecord(ran=False, reason=f"not copied for re-execution: {e}")
         removed = sorted(p for p in how.exclude if (ws / p).exists() or (ws / p).is_symlink())
         changed = how.prepare(dest) if how.prepare is not None else []

@@ -240,8 +240,13 @@ def _failed(ctx: TrialContext, e: Exception) -> None:
         return
     rec.status, rec.outcome = Status.error, Outcome.error  # a harness failure: keep the record, blame no one
     rec.error, rec.failed_phase = failure_reason(e), ctx.current
-    trace.emit(Note, phase=ctx.trace_phase, level="error",
-               message=f"the harness failed in phase {ctx.current}: " + traceback.format_exc()[-4000:])
+    if trace.closed:  # the failure came while sealing: trial.json says it
+        return
+    try:
+        trace.emit(Note, phase=ctx.trace_phase, level="error",
+                   message=f"the harness failed in phase {ctx.current}: " + traceback.format_exc()[-4000:])
+    except OSError:  # the disk under the records is full or failing: trial.json says it, if it can be written
+        pass
 
 
 def _finish(ctx: TrialContext) -> None:
@@ -250,7 +255,12 @@ def _finish(ctx: TrialContext) -> None:
             _seal(ctx)
     except Exception as e:  # the seal itself failed: the record says so, and is written once more
         _failed(ctx, e)
-        _seal(ctx)
+        try:
+            _seal(ctx)
+        except OSError as again:  # a full or failing disk: nothing can be recorded; the trial stays unfinished
+            raise RecordUnwritable(f"{ctx.tdir}: the trial's record could not be written ({again}); the trial "
+                                   "is left unfinished, and reclaim run --resume runs it again once the disk "
+                                   "under the run folder has room") from None
 
 
 def _seal(ctx: TrialContext) -> None:
@@ -258,12 +268,18 @@ def _seal(ctx: TrialContext) -> None:
     rec = ctx.rec
     rec.timings = {k: round(v, 4) for k, v in ctx.timer.seconds.items()}
     rec.finished = time.time()
-    ctx.trace.emit(TrialFinished, phase="judge", status=rec.status.value,
-                   outcome=rec.outcome.value if rec.outcome else None)
-    ctx.trace.close()
+    if not ctx.trace.closed:
+        ctx.trace.emit(TrialFinished, phase="judge", status=rec.status.value,
+                       outcome=rec.outcome.value if rec.outcome else None)
+        ctx.trace.close()
     if rec.done:
         rec.records = seal(ctx.tdir)
     write_model(ctx.tdir / TRIAL_JSON, rec)
+
+
+class RecordUnwritable(ReclaimError):
+    """A trial's record could not be written at all (the disk under the run folder is full or failing):
+    the trial is left unfinished for --resume; the run goes on with the others."""
 
 
 def failure_reason(e: BaseException) -> str:

@@ -98,7 +98,7 @@ def read_model(path: Path, cls: type[M]) -> M | None:
     """The model in ``path``, or None when it is missing or unreadable."""
     try:
         return cls.model_validate_json(path.read_text(encoding="utf-8"), context={FROM_DISK: True})
-    except (FileNotFoundError, ValidationError, ValueError):
+    except (OSError, ValidationError, ValueError):  # missing, not a file (a folder, a path through a file), unreadable
         return None
 
 

@@ -56,11 +56,22 @@ class TraceWriter:
                 return
         durable.fsync_path(self.path)
 
+    @property
+    def closed(self) -> bool:
+        return self._fh.closed
+
     def close(self) -> None:
+        """Flush and close; where the flush fails (a full disk), the file is closed all the same and
+        the flush's error raised."""
         with self._lock:
             if not self._fh.closed:
-                self._fh.flush()
-                self._fh.close()
+                try:
+                    self._fh.flush()
+                finally:
+                    try:
+                        self._fh.close()
+                    except OSError:
+                        pass  # what the flush could not write, the close cannot either: its error is raised
         durable.sync_later(self.path)
 
     def __enter__(self) -> TraceWriter:

@@ -1,0 +1,48 @@
+"""A disk that fills up under a run (a real, small tmpfs): no trial is blamed for it, the run goes
+on to its report without a traceback, nothing recorded is half-written, and --resume finishes the
+trials once there is room (issue 25)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RECLAIM = [sys.executable, "-m", "reclaim.cli"]
+
+
+def _mount(where: Path, size: str, remount: bool = False) -> bool:
+    opts = f"remount,size={size}" if remount else f"size={size}"
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", str(where)],
+                          capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    where = tmp_path / "disk"
+    where.mkdir()
+    if os.geteuid() != 0 or not _mount(where, "400k"):
+        pytest.skip("mounting a small tmpfs needs root")
+    yield where
+    subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def test_a_full_disk_blames_no_trial_and_resume_finishes_the_run(small_disk):
+    args = ["run", "--task", "run-ridge-nir", "--task", "retrain-sim-dag", "--agent", "reference",
+            "--sandbox", "process", "--runs-root", str(small_disk / "runs")]
+    first = subprocess.run(RECLAIM + args, capture_output=True, text=True, timeout=600)
+    out = " ".join((first.stdout + first.stderr).split())
+    assert "Traceback" not in out, out
+    assert "could not be written" in out and "--resume runs it again" in out
+    assert "reproduced 0 · not_reproduced 0 · budget_exhausted 0 · disqualified 0" in out  # none blamed
+    assert _mount(small_disk, "200M", remount=True)
+    run = next(p for p in (small_disk / "runs").iterdir() if (p / "run.json").is_file())
+    again = subprocess.run(RECLAIM + ["run", "--resume", str(run)], capture_output=True, text=True, timeout=600)
+    out = " ".join((again.stdout + again.stderr).split())
+    assert "Traceback" not in out and "reproduced 2 · not_reproduced 0" in out, out
+    wrong = subprocess.run(RECLAIM + ["run", "--resume", str(small_disk / "runs" / "index.sqlite")],
+                           capture_output=True, text=True, timeout=120)  # a file, not a run folder: one line
+    assert wrong.returncode != 0 and "Traceback" not in wrong.stdout + wrong.stderr
