@@ -29,6 +29,10 @@ from reclaim.gateway.usage import StreamUsage, from_json
 from reclaim.tempdirs import owned_tempdir
 from reclaim.trace import TraceWriter
 
+PASSED_ON = {"retry-after", "retry-after-ms"}
+RATE_LIMIT_PREFIXES = ("x-ratelimit-", "anthropic-ratelimit-")
+"""The provider's headers an agent acts on (when to retry, what is left of its rate limits): passed on
+unchanged; every other header stays between the gateway and the provider."""
 STOP_WAIT_S = 10.0
 """How long stop() waits for calls still in flight (a slow provider) before it cuts them off."""
 
@@ -258,6 +262,9 @@ class Gateway:
                 status = up.status
                 resp.set_status(up.status)
                 resp.content_type = up.content_type or "application/json"
+                for name, value in up.headers.items():  # when to come back: an agent that honours it needs it
+                    if name.lower() in PASSED_ON or name.lower().startswith(RATE_LIMIT_PREFIXES):
+                        resp.headers[name] = value
                 await client.send()
                 meter = StreamUsage(protocol) if stream and up.status == 200 else None
                 # read to the end even once the client is gone: the answer is metered, not the delivery
