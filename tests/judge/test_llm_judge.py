@@ -198,6 +198,14 @@ def test_majority_decides_and_disagreement_is_recorded(server, tmp_path):
     assert v.outcome.value == "reproduced" and v.agreement == "2/3" and "samples_disagree" in v.flags
 
 
+def test_a_tie_with_no_majority_is_not_reproduced_never_a_crash(server, tmp_path):
+    """Two samples, one says reproduced and one disqualified: no majority, and no sample says
+    not_reproduced (the tie's outcome); the judge crashed looking for one (found by a real model)."""
+    server.push(truthful, lambda b: Reply(content=reading("disqualified", None, [])))
+    v = judge_gold(make_judge(server, tmp_path, samples=2), "run-mlp-spirals__reference__0")
+    assert v.outcome.value == "not_reproduced" and "samples disagree" in v.rationale
+
+
 ADVERSARIAL = ["nop", "fabricate", "copy-paper", "overclaim", "partial"]
 
 

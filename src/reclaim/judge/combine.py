@@ -91,6 +91,12 @@ def combine(readings: list[Reading], ev: Evidence, acc: Acceptance,
     """(outcome, checks of the deciding answer, flags, rationale) by the rule in this module's doc."""
     said, _ = majority(readings)
     mine = [r for r in readings if r.outcome == said]
+    if not mine:  # a tie with no sample saying not_reproduced (1 reproduced, 1 disqualified): not reproduced
+        said_by = ", ".join(sorted({r.outcome for r in readings}))
+        why = f"the model's samples disagree ({said_by}, none a majority): not reproduced on its word. "
+        if rules.outcome == Outcome.disqualified:  # what code found stands
+            return Outcome.disqualified, [], list(rules.flags), why + rules.rationale
+        return Outcome.not_reproduced, [], [], why + rules.rationale
     scored = [(sum(c.passed for c in check_reading(r, ev, acc, rules)), i) for i, r in enumerate(mine)]
     best = mine[max(scored)[1]]
     checks = check_reading(best, ev, acc, rules)
