@@ -31,7 +31,8 @@ def owner_of(name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Is ``pid`` a process now (one we may not signal counts: it exists)?"""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -66,7 +67,7 @@ def sweep_tempdirs(root: Path | None = None) -> list[str]:
     for name in names:
         pid = owner_of(name)
         path = root / name
-        if pid is None or pid == os.getpid() or _alive(pid) or path.is_symlink() or not path.is_dir():
+        if pid is None or pid == os.getpid() or process_alive(pid) or path.is_symlink() or not path.is_dir():
             continue
         if _mounted_under(path):
             out.append(f"{path} (left: something is mounted inside)")

@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reclaim.tempdirs import process_alive
+
 ROOT = Path("/sys/fs/cgroup")
 PREFIX = "reclaim-"
 _OWNED = re.compile(r"^reclaim-(\d+)-[0-9a-f]+$")
@@ -199,7 +201,7 @@ def sweep() -> list[str]:
             continue
         for name in names:
             m = _OWNED.match(name)
-            if m and _alive(int(m.group(1))):
+            if m and process_alive(int(m.group(1))):
                 continue
             if m is None:  # a group from before groups named their owner: removed only if empty
                 if _pids(h / name):
@@ -214,14 +216,6 @@ def sweep() -> list[str]:
     return out
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _read(path: Path) -> str:
