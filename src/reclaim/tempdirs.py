@@ -3,7 +3,7 @@
 A run killed with SIGKILL runs no cleanup: its gateway's socket folder, its egress proxy's, its
 certificate authority's (the leaves' private key), the sandbox users' /etc files and the environment
 builders' scratch stay in the temporary folder for good. Each such folder is made here, named
-``reclaim-KIND-PID-XXXX`` after the process that owns it; the next reclaim command that sweeps removes
+``reclaim-KIND-PID-<random suffix>`` after the process that owns it; the next reclaim command that sweeps removes
 those whose owner is gone (a pid in use again by another process keeps its folder: a leak, never a loss).
 A folder with anything mounted inside is left alone and said.
 """

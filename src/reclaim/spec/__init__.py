@@ -12,17 +12,19 @@ from reclaim.spec.load import (
     load_task,
     unlisted_tasks,
 )
+from reclaim.spec.materials import (
+    GitSource,
+    HttpSource,
+    HubSource,
+    MaterialRef,
+    Materials,
+)
 from reclaim.spec.models import (
     Budget,
     Criteria,
     Direction,
     Environment,
-    GitSource,
-    HttpSource,
-    HubSource,
     Level,
-    MaterialRef,
-    Materials,
     Metric,
     MetricTarget,
     Network,
