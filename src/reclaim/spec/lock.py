@@ -83,56 +83,52 @@ def write_lock(suite_dir: Path, lock: SuiteLock) -> Path:
     return path
 
 
-def _hub(materials, kind: str, ref, locked: LockedFile | None):
-    """A Hub repository's revision from the lock, where the task leaves it out."""
-    field = f"materials.{kind}.hub"
-    if locked is None or locked.revision is None:
-        return materials, []
-    if locked.url != hub_url(ref.hub.kind, ref.hub.repo):
-        return materials, [(f"{field}.repo", f"suite.lock was made for {locked.url}, not this repository",
-                            "run reclaim materials lock again")]
-    if ref.hub.revision is None:
-        hub = ref.hub.model_copy(update={"revision": locked.revision})
-        return materials.model_copy(update={kind: ref.model_copy(update={"hub": hub})}), []
-    if ref.hub.revision != locked.revision:
-        return materials, [(f"{field}.revision", f"the task pins {ref.hub.revision[:12]}…, suite.lock says "
-                            f"{locked.revision[:12]}…", "correct the pin, or run reclaim materials lock again")]
-    return materials, []
+Problem = tuple[str, str, str]  # (field, message, fix)
 
 
-def apply_lock(spec: TaskSpec, lock: SuiteLock | None) -> tuple[TaskSpec, list[tuple[str, str, str]]]:
-    """The spec with every HTTP file's sha256 that it leaves out taken from the lock, and the
-    problems as (field, message, fix): a locked URL that is not the task's, a pin the lock contradicts."""
-    problems: list[tuple[str, str, str]] = []
+def _resolve(fields: tuple[str, str], url: str, pinned: str | None, locked: LockedFile | None,
+             locked_pin: str | None) -> tuple[str | None, Problem | None]:
+    """One pinned thing against its lock entry: the pin to use (the task's, else the lock's) and a
+    problem where the lock was made for something else or contradicts the task's own pin."""
+    if locked is None:
+        return pinned, None
+    if locked.url != url or locked_pin is None:
+        return pinned, (fields[0], f"suite.lock was made for {locked.url}, not {url}",
+                        "run reclaim materials lock again")
+    if pinned is None or pinned == locked_pin:
+        return locked_pin, None
+    return pinned, (fields[1], f"the task pins {pinned[:12]}…, suite.lock says {locked_pin[:12]}…",
+                    "correct the pin, or run reclaim materials lock again")
+
+
+def apply_lock(spec: TaskSpec, lock: SuiteLock | None) -> tuple[TaskSpec, list[Problem]]:
+    """The spec with every pin it leaves out (an HTTP file's or the paper's sha256, a Hub revision) taken
+    from the lock, and the problems: a lock entry made for another URL, a pin the lock contradicts."""
+    if lock is None:
+        return spec, []
+    problems: list[Problem] = []
     materials = spec.materials
     for kind, ref in spec.materials.refs().items():
-        if ref.hub is not None and lock is not None:
-            materials, found = _hub(materials, kind, ref, lock.files.get(lock_key(spec.id, kind)))
-            problems += found
-        if ref.http is None or lock is None:
-            continue
         locked = lock.files.get(lock_key(spec.id, kind))
-        field = f"materials.{kind}.http"
-        if locked is None:
+        field = f"materials.{kind}"
+        if ref.hub is not None:
+            rev, problem = _resolve((f"{field}.hub.repo", f"{field}.hub.revision"),
+                                    hub_url(ref.hub.kind, ref.hub.repo), ref.hub.revision, locked,
+                                    locked.revision if locked else None)
+            ref = ref.model_copy(update={"hub": ref.hub.model_copy(update={"revision": rev})})
+        elif ref.http is not None:
+            sha, problem = _resolve((f"{field}.http.url", f"{field}.http.sha256"), ref.http.url, ref.http.sha256,
+                                    locked, locked.sha256 if locked else None)
+            ref = ref.model_copy(update={"http": ref.http.model_copy(update={"sha256": sha})})
+        else:
             continue
-        if locked.url != ref.http.url or locked.sha256 is None:
-            problems.append((f"{field}.url", f"suite.lock was made for {locked.url}, not this URL",
-                             "run reclaim materials lock again"))
-        elif ref.http.sha256 is None:
-            http = ref.http.model_copy(update={"sha256": locked.sha256})
-            materials = materials.model_copy(update={kind: ref.model_copy(update={"http": http})})
-        elif ref.http.sha256 != locked.sha256:
-            problems.append((f"{field}.sha256", f"the task pins {ref.http.sha256[:12]}…, suite.lock says "
-                             f"{locked.sha256[:12]}…", "correct the pin, or run reclaim materials lock again"))
+        problems += [problem] if problem else []
+        materials = materials.model_copy(update={kind: ref})
     paper = spec.paper
-    locked = lock.files.get(lock_key(spec.id, PAPER_KEY)) if lock is not None else None
-    if locked is not None and paper.pdf_url is not None:
-        if locked.url != paper.pdf_url or locked.sha256 is None:
-            problems.append(("paper.pdf", f"suite.lock was made for {locked.url}, not {paper.pdf_url}",
-                             "run reclaim materials lock again"))
-        elif paper.pdf_sha256 is None:
-            paper = paper.model_copy(update={"pdf_sha256": locked.sha256})
-        elif paper.pdf_sha256 != locked.sha256:
-            problems.append(("paper.pdf_sha256", f"the task pins {paper.pdf_sha256[:12]}…, suite.lock says "
-                             f"{locked.sha256[:12]}…", "correct the pin, or run reclaim materials lock again"))
+    if paper.pdf_url is not None:
+        locked = lock.files.get(lock_key(spec.id, PAPER_KEY))
+        sha, problem = _resolve(("paper.pdf", "paper.pdf_sha256"), paper.pdf_url, paper.pdf_sha256, locked,
+                                locked.sha256 if locked else None)
+        paper = paper.model_copy(update={"pdf_sha256": sha})
+        problems += [problem] if problem else []
     return spec.model_copy(update={"materials": materials, "paper": paper}), problems
