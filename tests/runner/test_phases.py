@@ -8,7 +8,8 @@ import json
 import pytest
 
 from conftest import run_suite, task_yaml, write_agent, write_suite
-from reclaim.runner.lifecycle import FAILPOINTS, PHASES, TRACE_PHASE
+from reclaim.failpoints import FAILPOINTS
+from reclaim.runner.lifecycle import PHASES, TRACE_PHASE
 
 
 @pytest.mark.parametrize("phase", PHASES)

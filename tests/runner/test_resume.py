@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import psutil
 import pytest
 
 from conftest import task_yaml, write_agent, write_suite
+from reclaim.failpoints import FAILPOINTS, POINTS
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]
 MEAN_PY = ("python3 -c \"import json; v=[float(x) for x in open('data/values.csv').read().split()]; "
@@ -122,3 +124,38 @@ def test_ctrl_c_stops_running_trials_at_once_and_resume_finishes_them(tmp_path, 
                          capture_output=True, text=True, env=env)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["totals"]["outcomes"]["reproduced"] == 2
+
+
+@pytest.fixture(scope="module")
+def unkilled(tmp_path_factory, sandbox_name):
+    tmp = tmp_path_factory.mktemp("unkilled")
+    suite = write_suite(tmp / "suite", [task_yaml("a", "run"), task_yaml("b", "retrain")])
+    args = ["run", "--suite", str(suite), "--agent", "reference", "--agent", "fabricate", "--sandbox", sandbox_name,
+            "--jobs", "1", "--format", "json"]
+    subprocess.run(RECLAIM + args + ["--run-dir", str(tmp / "full")], check=True, capture_output=True)
+    return args, _report(tmp / "full")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", POINTS)
+def test_a_kill_at_each_named_point_then_resume_gives_the_same_report(tmp_path, unkilled, point):
+    args, full = unkilled
+    cut = tmp_path / "cut"
+    killed = subprocess.Popen(RECLAIM + args + ["--run-dir", str(cut)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, FAILPOINTS: f"{point}:kill"})
+    _, stderr = killed.communicate(timeout=120)
+    assert killed.returncode == -signal.SIGKILL, stderr  # it died there, not at the end
+    finished = {p.parent.name for p in cut.glob("trials/*/trial.json") if json.loads(p.read_text()).get("outcome")}
+    resumed = subprocess.run(RECLAIM + ["run", "--resume", str(cut), "--format", "json"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _report(cut) == full
+    assert json.loads(resumed.stdout)["trials"], "the resumed run printed no report"
+    assert _done(cut) == 4
+    set_aside = {p.name.rsplit(".", 1)[0] for p in (cut / "interrupted").glob("*")}
+    assert len(set_aside) <= 1 and not set_aside & finished  # the trial in flight run again, a finished one never
+    if point not in ("plan", "index", "report"):
+        assert set_aside, "killed inside a trial: that trial is set aside and run again"
+    left = list(Path(tempfile.gettempdir()).glob(f"reclaim-*-{killed.pid}-*"))
+    left += list(Path("/sys/fs/cgroup").glob(f"*/reclaim-{killed.pid}-*")) + list(
+        Path("/sys/fs/cgroup").glob(f"reclaim-{killed.pid}-*"))
+    assert left == [], "left by the kill, not swept by the resume"

@@ -30,6 +30,7 @@ from reclaim.cli.judging import (
 )
 from reclaim.cli.reports import show_report
 from reclaim.cli.resume import refuse_plan_options, run_to_resume
+from reclaim.failpoints import failpoint
 from reclaim.gateway import Upstreams
 from reclaim.report import FORMATS
 from reclaim.runner.preflight import check_format, describe
@@ -111,6 +112,7 @@ def run_with_display(rd: RunDir, fmt: str, executor: str | None = None) -> None:
                       f"reclaim run --resume {rd.path}")
             raise typer.Exit(130) from None
     ui_for(fmt).print(f"run directory: [bold]{rd.path}[/]")
+    failpoint("report")
     show_report(rd, fmt, records)
     errors = [r for r in records if r.outcome == Outcome.error or r.status == Status.error]
     if errors:  # exit 1: some trials say nothing about their agent; the reasons are in the report

@@ -9,14 +9,12 @@ model account is closed however the phase ends. How a trial ends early is a name
 (``BudgetExhausted`` with the limit that stopped it, ``Skipped``, ``Cancelled``), never a status
 set in place; any other failure is the harness's and ends the trial ``error``.
 
-Named failpoints (``RECLAIM_FAILPOINTS=agent,judge``) raise an injected fault at the start of
-those phases: the tests show each phase's failure recorded under its name, and fault drills can
-use the same points. They are read from the harness's environment, which no sandbox can set.
+Each phase starts at a named failpoint (reclaim/failpoints.py): ``RECLAIM_FAILPOINTS=judge``
+makes it fail there, ``judge:kill`` kills the harness there.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -24,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reclaim.errors import TrialError
+from reclaim.failpoints import failpoint
 from reclaim.runner.views import Shown
 from reclaim.sandbox import Backend, Bind
 from reclaim.spec import Task, TaskSpec
@@ -42,18 +40,6 @@ if TYPE_CHECKING:
 PHASES = ("prepare", "agent", "reexecute", "judge", "seal")
 TRACE_PHASE = {"prepare": "setup", "agent": "agent", "reexecute": "reexec", "judge": "judge", "seal": "judge"}
 """The trace's label of each phase (the trace format predates the phases' names)."""
-FAILPOINTS = "RECLAIM_FAILPOINTS"
-
-
-class InjectedFault(TrialError):
-    """A fault injected at a named failpoint (RECLAIM_FAILPOINTS): a harness failure by design."""
-
-
-def failpoint(name: str) -> None:
-    """Raise InjectedFault when ``name`` is among the failpoints the harness was started with."""
-    points = os.environ.get(FAILPOINTS, "")
-    if points and name in points.split(","):
-        raise InjectedFault(f"a fault injected at failpoint '{name}' ({FAILPOINTS})")
 
 
 class Timer:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from reclaim.budget import Capacity
+from reclaim.failpoints import failpoint
 from reclaim.runner.attempts import clear, may_retry
 from reclaim.runner.context import index_run, make_settings
 from reclaim.runner.trial import RecordUnwritable, run_trial
@@ -42,6 +43,7 @@ def run_local(rd: RunDir, spec: RunSpec, suite: Suite, pending: list, progress) 
                 rec = fut.result()
                 if rec is None:  # its record could not be written: left unfinished, said already
                     continue
+                failpoint("index")
                 index_run(rd, lambda ix, rec=rec: ix.add_trial(rec))
                 if rec.done:
                     progress.finished(rec)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import reclaim
 from reclaim.budget import GpuError, discover, limits
+from reclaim.failpoints import failpoint
 from reclaim.gateway import Upstreams
 from reclaim.judge import JudgeConfig, make_judge
 from reclaim.materials import MaterialCache, MaterialsError, prefetch
@@ -239,6 +240,7 @@ def execute(rd: RunDir, progress: Progress | None = None, executor: str | None =
         more = " ..." if len(swept_dirs) > 4 else ""
         progress.note(f"removed {len(swept_dirs)} temporary folder(s) left by reclaim processes that are gone "
                       "(sockets, keys, scratch): " + "; ".join(swept_dirs[:4]) + more)
+    failpoint("plan")
     if executor == "slurm":
         from reclaim.runner.slurm import SlurmExecutor
 

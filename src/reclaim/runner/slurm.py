@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from reclaim.errors import RunError
+from reclaim.failpoints import failpoint
 from reclaim.runner.attempts import clear, needs_run
 from reclaim.runner.context import index_run, load_run_suite, make_settings
 from reclaim.runner.resources import time_limit
@@ -66,6 +67,7 @@ def slurm_trial(run_dir: str, task_id: str, agent: str, seed: int) -> dict:
     if killed and rec.done and rec.finished is not None and killed[0] <= rec.finished:
         rd.set_aside(tid, cut_short=True)  # whatever the kill made of it: an interruption, not an attempt
         return rec.model_dump(mode="json")
+    failpoint("index")
     index_run(rd, lambda ix: ix.add_trial(rec))
     return rec.model_dump(mode="json")
 

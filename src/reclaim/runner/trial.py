@@ -18,6 +18,7 @@ from pathlib import Path
 from reclaim.agents import Skipped, make_agent
 from reclaim.budget import Allocator, BudgetExhausted, GpuBackend
 from reclaim.errors import ReclaimError
+from reclaim.failpoints import failpoint
 from reclaim.gateway import EgressProxy, Gateway
 from reclaim.judge import Judge
 from reclaim.materials import MATERIALS_COW, MATERIALS_READ_ONLY, MaterialCache, build_workspace
@@ -272,6 +273,7 @@ def _seal(ctx: TrialContext) -> None:
         ctx.trace.emit(TrialFinished, phase="judge", status=rec.status.value,
                        outcome=rec.outcome.value if rec.outcome else None)
         ctx.trace.close()
+    failpoint("sealing")
     if rec.done:
         rec.records = seal(ctx.tdir)
     write_model(ctx.tdir / TRIAL_JSON, rec)
