@@ -168,5 +168,5 @@ def test_a_suite_of_one_number_claims_renders_as_before(tmp_path):
     assert set(data) == {"schema_version", "run_id", "suite", "suite_version", "judge", "sandbox",
                          "budget_scale", "levels", "totals", "trials"}
     assert set(data["trials"][0]) == {"task", "level", "agent", "seed", "outcome", "measured", "target",
-                                      "wall_s", "attempts", "error_attempts", "note", "metric", "reason",
+                                      "wall_s", "attempts", "error_attempts", "interrupted", "note", "metric", "reason",
                                       "rationale", "flags"}

@@ -35,6 +35,7 @@ def _report(run_dir: Path) -> dict:
         data.pop(key)
     for row in data["trials"]:
         row.pop("wall_s")
+        row.pop("interrupted")  # what the kill cut short: counted apart, checked below
     data.pop("totals")  # timings; the outcome counts are compared below
     return data
 
@@ -155,7 +156,29 @@ def test_a_kill_at_each_named_point_then_resume_gives_the_same_report(tmp_path, 
     assert len(set_aside) <= 1 and not set_aside & finished  # the trial in flight run again, a finished one never
     if point not in ("plan", "index", "report"):
         assert set_aside, "killed inside a trial: that trial is set aside and run again"
+    totals = json.loads(resumed.stdout)["totals"]
+    assert (totals["interrupted"], totals["attempts"]) == (len(set_aside), 4)  # counted apart, never as attempts
     left = list(Path(tempfile.gettempdir()).glob(f"reclaim-*-{killed.pid}-*"))
     left += list(Path("/sys/fs/cgroup").glob(f"*/reclaim-{killed.pid}-*")) + list(
         Path("/sys/fs/cgroup").glob(f"reclaim-{killed.pid}-*"))
     assert left == [], "left by the kill, not swept by the resume"
+
+
+def test_a_second_driver_on_a_run_in_progress_is_refused_and_changes_nothing(tmp_path, sandbox_name):
+    slow = write_agent(tmp_path / "slow.sh", "echo started\nsleep 3\ncat > reproduce.sh <<'EOF'\n" + MEAN_PY +
+                       "EOF\nbash reproduce.sh\n")
+    suite = write_suite(tmp_path / "suite", [task_yaml("a", "run")])
+    run = tmp_path / "run"
+    first = subprocess.Popen(RECLAIM + ["run", "--suite", str(suite), "--agent", f"command:{slow}", "--sandbox",
+                                        sandbox_name, "--run-dir", str(run)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any("started" in p.read_text() for p in run.glob("trials/*/logs/agent-*.stdout")):
+        time.sleep(0.05)
+    second = subprocess.run(RECLAIM + ["run", "--resume", str(run)], capture_output=True, text=True)
+    assert first.wait(60) == 0
+    assert second.returncode == 2
+    assert f"is in use: reclaim process {first.pid}" in second.stderr
+    assert not (run / "interrupted").exists()  # the first run's trial was not taken for an interrupted one
+    (rec,) = [json.loads(p.read_text()) for p in run.glob("trials/*/trial.json")]
+    assert rec["outcome"] == "reproduced"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -102,15 +105,38 @@ def ui_for(fmt: str) -> Console:
     return console if fmt == "table" else err
 
 
+@contextmanager
+def _stopped_as_interrupted() -> Iterator[list[int]]:
+    """SIGTERM and SIGHUP (a closed terminal, a cluster ending the driver's own job, a service
+    manager stopping it) end a run as Ctrl-C does: running trials stop and stay unfinished, a
+    Slurm run's jobs are cancelled, and the run can be resumed. Python's default for both is to die
+    at once, leaving a cluster's jobs running. A signal the caller ignores (nohup) stays ignored."""
+    got: list[int] = []
+
+    def stop(signum, frame) -> None:
+        if not got:  # the first one interrupts; a second while stopping is not a second interrupt
+            got.append(signum)
+            raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)
+                if signal.getsignal(sig) is not signal.SIG_IGN}  # nohup's ignored SIGHUP stays ignored
+    try:
+        yield got
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def run_with_display(rd: RunDir, fmt: str, executor: str | None = None) -> None:
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=ui_for(fmt), transient=False) as prog:
+                  TimeElapsedColumn(), console=ui_for(fmt), transient=False) as prog, \
+            _stopped_as_interrupted() as signalled:
         try:  # reclaim's own errors end as one line in cli/main.py
             records = execute(rd, _progress_display(prog), executor)
         except KeyboardInterrupt:
-            err.print(f"\ninterrupted; finished trials are kept. Continue with: "
-                      f"reclaim run --resume {rd.path}")
-            raise typer.Exit(130) from None
+            how = f"stopped by {signal.Signals(signalled[0]).name}" if signalled else "interrupted"
+            err.print(f"\n{how}; finished trials are kept. Continue with: reclaim run --resume {rd.path}")
+            raise typer.Exit(128 + (signalled[0] if signalled else signal.SIGINT)) from None
     ui_for(fmt).print(f"run directory: [bold]{rd.path}[/]")
     failpoint("report")
     show_report(rd, fmt, records)

@@ -67,6 +67,8 @@ class TrialRow(BaseModel):
     wall_s: float | None
     attempts: int = Field(1, description="Finished attempts: 1, plus each harness error that was run again.")
     error_attempts: int = Field(0, description="Attempts that ended in a harness error, this one included.")
+    interrupted: int = Field(0, description="Attempts cut short (the harness killed, a job preempted, a node "
+                                            "lost) and run again from the start; not counted in attempts.")
     note: str | None = Field(None, description="Why a skipped trial did not apply to its task.")
     metric: str = Field("", description="The claim's (primary) metric, as the judge read it.")
     reason: str = Field("", description="The rationale on one line, at most 160 characters.")
@@ -96,6 +98,7 @@ class Totals(BaseModel):
     retries: int = Field(0, description="Attempts beyond each trial's first: harness errors run again.")
     error_attempts: int = Field(0, description="Attempts that ended in a harness error; the trials still in "
                                                "error are outcomes.error.")
+    interrupted: int = Field(0, description="Attempts cut short and run again from the start (interrupted/).")
 
 
 class Report(BaseModel):
@@ -137,11 +140,13 @@ def _outcome(r: TrialRecord) -> Outcome:
 def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = None,
                  outcomes: dict[str, Outcome] | None = None, retried: list[TrialRecord] | None = None,
                  metrics: dict[str, list[TrialMetric]] | None = None,
-                 reasons: dict[str, VerdictReason] | None = None) -> Report:
+                 reasons: dict[str, VerdictReason] | None = None,
+                 interrupted: dict[str, int] | None = None) -> Report:
     """The report; with ``judge`` and ``outcomes`` (trial id -> outcome), as that judge saw it;
     ``retried``: the earlier attempts that ended in a harness error (RunDir.retried());
+    ``interrupted``: trial id -> attempts cut short (RunDir.interrupted());
     ``metrics``: trial id -> the numbers of its claim, from the same judge's verdicts (read_metrics)."""
-    metrics, reasons = metrics or {}, reasons or {}
+    metrics, reasons, interrupted = metrics or {}, reasons or {}, interrupted or {}
     records = sorted((r for r in records if r.done), key=lambda r: (r.task, r.agent, r.seed))
     if outcomes:
         records = [r.model_copy(update={"outcome": outcomes.get(r.trial_id, r.outcome)}) for r in records]
@@ -196,11 +201,11 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
         model_usd=round(sum(r.budget.model_usd for r in records), 6),
         outcomes={o.value: counts.get(o.value, 0) for o in Outcome},
         attempts=sum(attempts.values()), retries=sum(attempts.values()) - len(records),
-        error_attempts=sum(errored.values()))
+        error_attempts=sum(errored.values()), interrupted=sum(interrupted.get(r.trial_id, 0) for r in records))
     trials = [TrialRow(task=r.task, level=r.level, agent=r.agent, seed=r.seed,
                        outcome=_outcome(r).value, measured=r.measured, target=r.target,
                        wall_s=r.timings.get("total_s"), attempts=attempts[r.trial_id],
-                       error_attempts=errored[r.trial_id], note=r.note,
+                       error_attempts=errored[r.trial_id], interrupted=interrupted.get(r.trial_id, 0), note=r.note,
                        metrics=metrics.get(r.trial_id, []), **_why(reasons.get(r.trial_id), r))
               for r in records]
     claims = claim_blocks(records, metrics, lambda r: r.outcome not in NOT_COUNTED, wilson)

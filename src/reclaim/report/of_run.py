@@ -32,5 +32,5 @@ def report_of(rd: RunDir, records: list[TrialRecord] | None = None, judge: str |
         outcomes = judge_outcomes(rd, records, judge)
     report = build_report(rd.spec(), records, judge=judge, outcomes=outcomes, retried=rd.retried(),
                           metrics=read_metrics(rd, records, judge, outcomes),
-                          reasons=read_reasons(rd, records, judge, outcomes))
+                          reasons=read_reasons(rd, records, judge, outcomes), interrupted=rd.interrupted())
     return report, records

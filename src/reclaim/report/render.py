@@ -27,8 +27,9 @@ def _ci(lo: float | None, hi: float | None) -> str:
 
 
 def _attempts(t: Totals) -> str:
+    cut = f", {t.interrupted} interrupted" if t.interrupted else ""  # a killed or preempted attempt, run again
     return (f"in {plural(t.attempts, 'attempt')} ({plural(t.retries, 'retry', 'retries')}, "
-            f"{plural(t.error_attempts, 'harness error')})")
+            f"{plural(t.error_attempts, 'harness error')}{cut})")
 
 
 def _time(t: Totals) -> str:

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from reclaim.judge import Judge, Verdict
 from reclaim.store import VERDICTS, RunDir, Status, TrialRecord, trial_spec, write_model
+from reclaim.store.runlock import hold
 
 
 def judgeable(rec: TrialRecord) -> bool:
@@ -26,5 +27,5 @@ def rejudge(rd: RunDir, judge: Judge, jobs: int = 4,
         done(rec, verdict)
         return rec, verdict
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(one, records))
+    with hold(rd.path, "re-judging"), ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(one, records))  # a run in progress moves trials it retries: one at a time

@@ -32,6 +32,7 @@ from reclaim.store import (
     suite_hash,
     trial_id,
 )
+from reclaim.store.runlock import hold
 from reclaim.tempdirs import sweep_tempdirs
 from reclaim.words import plural
 
@@ -214,13 +215,23 @@ class Progress:
 
 def execute(rd: RunDir, progress: Progress | None = None, executor: str | None = None) -> list[TrialRecord]:
     """Run every trial of the run that has not finished; set aside ones a kill interrupted, and
-    run again (within the run's bound, runner/attempts.py) ones that ended in a harness error."""
-    progress = progress or Progress()
+    run again (within the run's bound, runner/attempts.py) ones that ended in a harness error.
+    One process at a time: another one running or resuming the run is refused (store/runlock.py)."""
+    with hold(rd.path, "running"):
+        return _execute(rd, progress or Progress(), executor)
+
+
+def _execute(rd: RunDir, progress: Progress, executor: str | None) -> list[TrialRecord]:
     spec = rd.spec()
     keep_records(spec.private)
     suite = load_run_suite(rd, spec)
     if (why := check_backend(spec.sandbox)) is not None:
         raise RunError(f"sandbox '{spec.sandbox}' cannot run here: {why}")
+    from reclaim.runner.slurm import cancel_left_jobs
+
+    if left := cancel_left_jobs(rd):  # before any trial is set aside: their jobs may still write them
+        progress.note(f"cancelled {plural(len(left), 'Slurm job')} that an earlier driver of this run left "
+                      f"running ({', '.join(left[:4])}{' ...' if len(left) > 4 else ''}); their trials run again")
     pending = []
     for task_id, agent, seed in spec.trial_keys():
         tid = trial_id(task_id, agent, seed)

@@ -1,9 +1,10 @@
 """The Slurm executor: one job per trial through submitit, on a path every node shares.
 
 A job that Slurm ends before its trial finished (node failure, preemption, scancel) is
-submitted again; a trial that finished is never run twice, except one that ended in a harness
-error, which is submitted again within the run's bound (runner/attempts.py); interrupting
-`reclaim run` cancels the run's jobs.
+submitted again, and one Slurm requeues itself runs its trial again from the start; a trial
+that finished is never run twice, except one that ended in a harness error, which is submitted
+again within the run's bound (runner/attempts.py). Interrupting `reclaim run` (Ctrl-C, SIGTERM,
+SIGHUP) cancels the run's jobs, and a resume first cancels any that a killed driver left running.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -92,11 +94,43 @@ def _killed_by_slurm(cancellation) -> Iterator[list[float]]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _alive(job_ids: list[str]) -> set[str]:
-    """The jobs Slurm still knows as pending or running."""
-    out = subprocess.run(["squeue", "-h", "-o", "%i %T", "-j", ",".join(job_ids)], capture_output=True, text=True)
-    return {line.split()[0] for line in out.stdout.splitlines()
-            if line.split()[1:] and line.split()[1] not in ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT")}
+def _alive(job_ids: list[str], name: str | None = None) -> set[str]:
+    """The jobs Slurm still knows as pending or running (of those named ``name``, where given)."""
+    out = subprocess.run(["squeue", "-h", "-o", "%i|%T|%j", "-j", ",".join(job_ids)], capture_output=True, text=True)
+    if out.returncode != 0 and "Invalid job id" not in out.stderr:  # every one of them long gone: none alive
+        raise RunError(f"cannot ask Slurm about this run's jobs (squeue: {out.stderr.strip() or out.returncode}); "
+                       "is slurmctld up? Try again once squeue answers")
+    alive = set()
+    for line in out.stdout.splitlines():
+        job, state, job_name = (line.split("|", 2) + ["", ""])[:3]
+        if state not in ("", "COMPLETED", "CANCELLED", "FAILED", "TIMEOUT") and name in (None, job_name):
+            alive.add(job)
+    return alive
+
+
+def job_name(rd: RunDir) -> str:
+    return f"reclaim-{rd.path.name}"
+
+
+def cancel_left_jobs(rd: RunDir, wait_s: float = 120.0) -> list[str]:
+    """Jobs an earlier driver of this run submitted that Slurm still holds (the driver was killed,
+    or the machine it ran on was lost): cancelled and waited for before their trials are set aside
+    and run again, so that two jobs never run one trial. Job ids come from the run's own slurm/
+    folder and must carry the run's job name (ids restart with a new controller)."""
+    folder = rd.path / "slurm"
+    ids = sorted(p.name for p in folder.iterdir() if p.name.isdigit()) if folder.is_dir() else []
+    if not ids or shutil.which("squeue") is None:
+        return []
+    left = sorted(_alive(ids, job_name(rd)))
+    if left:
+        subprocess.run(["scancel", *left], capture_output=True)
+        deadline = time.monotonic() + wait_s
+        while (still := _alive(left, job_name(rd))) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        if still:
+            raise RunError(f"Slurm still runs job(s) {', '.join(sorted(still))} of this run {wait_s:.0f} s after "
+                           f"scancel; resume once squeue no longer lists them")
+    return left
 
 
 class SlurmExecutor:
@@ -111,7 +145,7 @@ class SlurmExecutor:
         ex = submitit.AutoExecutor(folder=str(rd.path / "slurm" / "%j"), cluster="slurm")
         params = {"timeout_min": math.ceil(time_limit(budget, scale) * 2 / 60) + self.options.margin_min,
                   "cpus_per_task": budget.cpus, "mem_gb": max(1, math.ceil(budget.memory_gb)),
-                  "name": f"reclaim-{rd.path.name}"}
+                  "name": job_name(rd)}
         if budget.gpus:
             params["slurm_gres"] = f"gpu:{budget.gpus}"
         if self.options.partition:

@@ -164,6 +164,16 @@ class RunDir:
         os.replace(self.trial_dir(trial_id), dest)
         return dest
 
+    def interrupted(self) -> dict[str, int]:
+        """Trial id -> attempts cut short and set aside in interrupted/ (killed, preempted, a node lost)."""
+        counts: dict[str, int] = {}
+        if self.interrupted_dir.is_dir():
+            for d in self.interrupted_dir.iterdir():
+                stem, _, n = d.name.rpartition(".")
+                if n.isdigit() and stem:
+                    counts[stem] = counts.get(stem, 0) + 1
+        return counts
+
     def retried(self, trial_id: str | None = None) -> list[TrialRecord]:
         """The earlier attempts that ended in a harness error (of one trial, or of all), oldest first."""
         if not self.retried_dir.is_dir():
