@@ -147,7 +147,8 @@ def test_a_kill_at_each_named_point_then_resume_gives_the_same_report(tmp_path, 
     _, stderr = killed.communicate(timeout=120)
     assert killed.returncode == -signal.SIGKILL, stderr  # it died there, not at the end
     finished = {p.parent.name for p in cut.glob("trials/*/trial.json") if json.loads(p.read_text()).get("outcome")}
-    resumed = subprocess.run(RECLAIM + ["run", "--resume", str(cut), "--format", "json"], capture_output=True, text=True)
+    resumed = subprocess.run(RECLAIM + ["run", "--resume", str(cut), "--format", "json"], capture_output=True,
+                             text=True)
     assert resumed.returncode == 0, resumed.stderr
     assert _report(cut) == full
     assert json.loads(resumed.stdout)["trials"], "the resumed run printed no report"
@@ -173,7 +174,8 @@ def test_a_second_driver_on_a_run_in_progress_is_refused_and_changes_nothing(tmp
                                         sandbox_name, "--run-dir", str(run)], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     deadline = time.time() + 60
-    while time.time() < deadline and not any("started" in p.read_text() for p in run.glob("trials/*/logs/agent-*.stdout")):
+    logs = "trials/*/logs/agent-*.stdout"
+    while time.time() < deadline and not any("started" in p.read_text() for p in run.glob(logs)):
         time.sleep(0.05)
     second = subprocess.run(RECLAIM + ["run", "--resume", str(run)], capture_output=True, text=True)
     assert first.wait(60) == 0

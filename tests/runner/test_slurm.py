@@ -62,33 +62,112 @@ def test_demo_suite_on_slurm_reports_like_local(tmp_path, slurm, sandbox_name):
     assert len([p for p in (on_slurm.path / "slurm").iterdir() if p.is_dir()]) == trials  # one job per trial
 
 
+SLOW_AGENT = "echo start; sleep 4\n" + (
+    "python3 -c \"import json; v=[float(x) for x in open('data/values.csv').read().split()]; "
+    "json.dump({'mean_value': sum(v)/len(v)}, open('results.json','w'))\"\n"
+    "cp /dev/null reproduce.sh; echo 'python3 -c \"import json; "
+    "v=[float(x) for x in open(\\\"data/values.csv\\\").read().split()]; "
+    "json.dump({\\\"mean_value\\\": sum(v)/len(v)}, open(\\\"results.json\\\", \\\"w\\\"))\"' > reproduce.sh\n")
+
+
+def _running_agent(run: Path) -> str:
+    """The job id of the run's one job once its agent has started in it."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        out = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True).stdout.split()
+        logs = list(run.glob("trials/*/logs/agent-*.stdout"))
+        if len(out) >= 2 and out[1] == "RUNNING" and logs and "start" in logs[0].read_text():
+            return out[0]
+        time.sleep(0.2)
+    raise AssertionError("the agent never started in a job")
+
+
+def _release_when_requeued(job: str) -> None:
+    """Slurm holds a requeued job back about two minutes (BeginTime); a drill lets it go at once."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        out = subprocess.run(["squeue", "-h", "-o", "%T %r", "-j", job], capture_output=True, text=True).stdout.split()
+        if out == ["PENDING", "BeginTime"]:
+            subprocess.run(["scontrol", "update", f"jobid={job}", "starttime=now"], check=True)
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"job {job} was not requeued")
+
+
 def test_a_trial_killed_by_scancel_is_requeued_and_finishes(tmp_path, slurm, sandbox_name):
-    agent = write_agent(tmp_path / "slow.sh", "echo start; sleep 4\n" + (
-        "python3 -c \"import json; v=[float(x) for x in open('data/values.csv').read().split()]; "
-        "json.dump({'mean_value': sum(v)/len(v)}, open('results.json','w'))\"\n"
-        "cp /dev/null reproduce.sh; echo 'python3 -c \"import json; "
-        "v=[float(x) for x in open(\\\"data/values.csv\\\").read().split()]; "
-        "json.dump({\\\"mean_value\\\": sum(v)/len(v)}, open(\\\"results.json\\\", \\\"w\\\"))\"' > reproduce.sh\n"))
+    agent = write_agent(tmp_path / "slow.sh", SLOW_AGENT)
     suite = write_suite(tmp_path / "suite", [task_yaml("slow", "run")])
     rd = plan_run(RunOptions(suite=suite, agents=[f"command:{agent}"], sandbox=sandbox_name,
                              runs_root=tmp_path / "runs", executor="slurm", slurm=FAST))
     runner = threading.Thread(target=execute, args=(rd,))
     runner.start()
-    killed = None
-    deadline = time.time() + 60
-    while time.time() < deadline and killed is None:
-        out = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True).stdout.split()
-        logs = list(rd.path.glob("trials/*/logs/agent-*.stdout"))
-        if len(out) >= 2 and out[1] == "RUNNING" and logs and "start" in logs[0].read_text():
-            killed = out[0]
-            subprocess.run(["scancel", killed], check=True)
-        time.sleep(0.2)
+    subprocess.run(["scancel", _running_agent(rd.path)], check=True)
     runner.join(120)
-    assert killed is not None and not runner.is_alive()
+    assert not runner.is_alive()
     (rec,) = rd.records()
     assert rec.outcome.value == "reproduced"
     assert len(list((rd.path / "interrupted").iterdir())) == 1  # the killed attempt, kept
     assert len([p for p in (rd.path / "slurm").iterdir() if p.is_dir()]) == 2
+
+
+@pytest.mark.parametrize("how", ["preempted", "node-down"])
+def test_a_preempted_or_lost_job_is_requeued_and_its_interruption_counted(tmp_path, slurm, sandbox_name, how):
+    agent = write_agent(tmp_path / "slow.sh", SLOW_AGENT)
+    suite = write_suite(tmp_path / "suite", [task_yaml("slow", "run")])
+    rd = plan_run(RunOptions(suite=suite, agents=[f"command:{agent}"], sandbox=sandbox_name,
+                             runs_root=tmp_path / "runs", executor="slurm", slurm=FAST))
+    runner = threading.Thread(target=execute, args=(rd,))
+    runner.start()
+    job = _running_agent(rd.path)
+    node = subprocess.run(["sinfo", "-h", "-o", "%N"], capture_output=True, text=True).stdout.strip()
+    try:
+        if how == "preempted":  # what a preempting partition does to a requeueable job
+            subprocess.run(["scontrol", "requeue", job], check=True)
+        else:
+            subprocess.run(["scontrol", "update", f"nodename={node}", "state=DOWN", "reason=drill"], check=True)
+        _release_when_requeued(job)
+    finally:
+        subprocess.run(["scontrol", "update", f"nodename={node}", "state=RESUME"], capture_output=True)
+    runner.join(120)
+    assert not runner.is_alive()
+    (rec,) = rd.records()
+    assert rec.outcome.value == "reproduced"
+    assert rd.interrupted() == {rec.trial_id: 1}  # the cut-short attempt, kept and counted
+    report = build_report(rd.spec(), rd.records(), retried=rd.retried(), interrupted=rd.interrupted())
+    assert (report.totals.attempts, report.totals.interrupted, report.trials[0].interrupted) == (1, 1, 1)
+    assert [p.name for p in (rd.path / "slurm").iterdir() if p.is_dir()] == [job]  # requeued by Slurm itself
+
+
+@pytest.mark.parametrize("end", ["SIGTERM", "SIGKILL"])
+def test_a_driver_stopped_or_killed_leaves_no_job_running_its_trials_twice(tmp_path, slurm, sandbox_name, end):
+    import signal
+    import sys
+
+    agent = write_agent(tmp_path / "slow.sh", SLOW_AGENT)
+    suite = write_suite(tmp_path / "suite", [task_yaml("slow", "run")])
+    run = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "reclaim.cli", "run", "--suite", str(suite), "--agent",
+                             f"command:{agent}", "--sandbox", sandbox_name, "--executor", "slurm",
+                             "--run-dir", str(run)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    job = _running_agent(run)
+    proc.send_signal(getattr(signal, end))
+    _, stderr = proc.communicate(timeout=60)
+    if end == "SIGTERM":  # stopped as by Ctrl-C: its jobs cancelled, the run left resumable
+        assert proc.returncode == 128 + signal.SIGTERM and "stopped by SIGTERM" in stderr
+        for _ in range(100):
+            if not subprocess.run(["squeue", "-h"], capture_output=True, text=True).stdout.strip():
+                break
+            time.sleep(0.2)
+        assert subprocess.run(["squeue", "-h"], capture_output=True, text=True).stdout.strip() == ""
+    else:  # nothing could cancel its job: it runs on, and the resume must cancel it first
+        assert subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, text=True).stdout.split() == [job]
+    resumed = subprocess.run([sys.executable, "-m", "reclaim.cli", "run", "--resume", str(run), "--format", "json"],
+                             capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    if end == "SIGKILL":
+        assert f"cancelled 1 Slurm job that an earlier driver of this run left running ({job})" in resumed.stderr
+    (row,) = json.loads(resumed.stdout)["trials"]
+    assert (row["outcome"], row["attempts"], row["interrupted"]) == ("reproduced", 1, 1)
 
 
 def test_a_judge_error_on_slurm_is_submitted_again_at_most_twice(tmp_path, slurm, sandbox_name):
