@@ -181,14 +181,31 @@ print(json.dumps({{"digest": m.digest, "fetched": m.fetched}}))
 """
 
 
-def test_two_processes_fetch_once(tmp_path):
+def test_six_processes_fetch_once(tmp_path):
     body = os.urandom(500_000)
     with FileServer() as srv:
         url = srv.add("/slow.bin", body, delay_s=0.5)
         code = CHILD.format(src=str(SRC), root=str(tmp_path / "cache"), url=url, sha=sha(body))
         procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-                 for _ in range(2)]
+                 for _ in range(6)]
         outs = [json.loads(p.communicate(timeout=60)[0]) for p in procs]
         assert srv.count("/slow.bin") == 1
-    assert outs[0]["digest"] == outs[1]["digest"]
-    assert sorted(o["fetched"] for o in outs) == [False, True]
+    assert len({o["digest"] for o in outs}) == 1
+    assert sorted(o["fetched"] for o in outs) == [False] * 5 + [True]
+
+
+def test_a_fetch_killed_half_way_leaves_nothing_a_later_one_uses(tmp_path):
+    body = os.urandom(500_000)
+    with FileServer() as srv:
+        url = srv.add("/slow.bin", body, delay_s=2.0)
+        code = CHILD.format(src=str(SRC), root=str(tmp_path / "cache"), url=url, sha=sha(body))
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        deadline = time.time() + 30
+        while time.time() < deadline and srv.count("/slow.bin") == 0:
+            time.sleep(0.01)
+        proc.kill()  # holding the key's lock, mid-download
+        proc.wait()
+        m = MaterialCache(tmp_path / "cache").get(MaterialRef(http={"url": url, "sha256": sha(body)}), Path("."),
+                                                  WHERE)  # the kernel let go of the lock: no wait, no stale lock
+        assert m.fetched and srv.count("/slow.bin") == 2
+    assert (m.path / "slow.bin").read_bytes() == body

@@ -6,13 +6,16 @@ import base64
 import hashlib
 import json
 import shutil
+import subprocess
+import sys
+import time
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from conftest import run_suite, task_yaml, write_agent, write_suite
-from reclaim.materials.environment import prepare
+from reclaim.materials.environment import DONE, prepare
 from reclaim.spec import load_suite
 
 PROBE = "reclaimprobe"
@@ -180,3 +183,52 @@ def test_host_python_gives_reclaims_own_packages_and_says_so(tmp_path, sandbox_n
     import pydantic
     assert f"PYDANTIC {pydantic.VERSION}" in out, out
     assert json.loads((tdir / "records" / "environment.json").read_text())["host_python"] is True
+
+
+PREPARE = """
+import json, sys
+from pathlib import Path
+from reclaim.materials.environment import DONE, prepare
+from reclaim.spec import load_suite
+env = prepare(load_suite(Path(sys.argv[1])).tasks[0], Path(sys.argv[2]))
+print(json.dumps({"cached": env.cached, "path": env.path}))
+"""
+
+
+def test_processes_preparing_one_environment_at_once_build_it_once(tmp_path, probe_index):
+    suite = _suite(tmp_path, {"packages": [f"{PROBE}==1.0"]})
+    procs = [subprocess.Popen([sys.executable, "-c", PREPARE, str(suite), str(tmp_path / "envs")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err for _, err in outs]
+    got = [json.loads(out) for out, _ in outs]
+    assert sorted(g["cached"] for g in got) == [False, True, True, True]  # built once, by one of them
+    assert len({g["path"] for g in got}) == 1
+    python = Path(got[0]["path"]) / "bin" / "python"
+    assert subprocess.run([str(python), "-c", f"import {PROBE}"]).returncode == 0
+
+
+def test_a_build_killed_half_way_is_built_again_never_used(tmp_path, probe_index):
+    suite = _suite(tmp_path, {"packages": [f"{PROBE}==1.0"]})
+    envs = tmp_path / "envs"
+    proc = subprocess.Popen([sys.executable, "-c", PREPARE, str(suite), str(envs)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(envs.glob("*/bin/python")):  # the venv made, pip not done
+        time.sleep(0.01)
+    proc.kill()
+    proc.wait()
+    (half,) = [p for p in envs.iterdir() if p.is_dir()]
+    assert not (half / DONE).exists(), "the build finished before it could be killed"
+    env = prepare(load_suite(suite).tasks[0], envs)
+    assert not env.cached and env.path == str(half)
+    assert subprocess.run([str(half / "bin" / "python"), "-c", f"import {PROBE}"]).returncode == 0
+
+
+def test_a_torn_record_of_a_build_is_built_again_not_a_crash(tmp_path, probe_index):
+    suite = _suite(tmp_path, {"packages": [f"{PROBE}==1.0"]})
+    first = prepare(load_suite(suite).tasks[0], tmp_path / "envs")
+    done = Path(first.path) / DONE
+    done.write_text(done.read_text()[:40])  # as a crash mid-write on a filesystem without rename would leave it
+    again = prepare(load_suite(suite).tasks[0], tmp_path / "envs")
+    assert not again.cached and again.path == first.path and (Path(first.path) / DONE).is_file()

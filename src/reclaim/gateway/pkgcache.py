@@ -9,6 +9,10 @@ the upstream itself; no sandbox can reach the folder, so no agent can plant a fi
     $RECLAIM_PACKAGE_CACHE, else ~/.cache/reclaim/packages:
         <sha256 of the URL>        the file
         <sha256 of the URL>.json   its URL, size and content type, written last
+        .part-*                    downloads in progress, one per writer, renamed into place when whole
+
+Several proxies (runs, Slurm jobs on one shared folder) may write one file at once: each writes
+its own part and renames it into place, so a reader sees a whole file or none.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -27,6 +32,8 @@ CACHE_VAR = "RECLAIM_PACKAGE_CACHE"
 IMMUTABLE = re.compile(r"\.whl$|/packages/.+\.(tar\.gz|zip|tar\.bz2|tgz)$|\.conda$|/-/[^/]+\.tgz$")
 """Paths of files an index never changes: wheels (a wheel's name is its version and build),
 PyPI-style /packages/ sdists, conda packages, npm tarballs."""
+STALE_PART_S = 3600.0
+"""A download part no writer has added to for this long was left by a killed process."""
 
 
 def default_root() -> Path:
@@ -60,9 +67,21 @@ class PackageCache:
     def writer(self, url: str, content_type: str) -> _Writer | None:
         try:
             self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._sweep_parts()
             return _Writer(self, url, content_type)
         except OSError:
             return None  # a cache that cannot be written is no reason to fail a download
+
+
+    def _sweep_parts(self) -> None:
+        """Remove what killed writers left: parts no process has written to for STALE_PART_S."""
+        stale = time.time() - STALE_PART_S
+        for part in self.root.glob(".part-*"):
+            try:
+                if part.lstat().st_mtime < stale:
+                    part.unlink()
+            except OSError:
+                pass  # another process swept it first
 
 
 async def serve_cached(send: Callable[[object], Awaitable[None]], path: Path, meta: dict) -> int:
@@ -107,9 +126,10 @@ class _Writer:
                 key = self.cache.key(self.url)
                 os.replace(self.tmp, key)
                 meta = {"url": self.url, "size": self.size, "content_type": self.content_type}
-                tmp_meta = key.with_suffix(".json.part")
-                tmp_meta.write_text(json.dumps(meta))
-                os.replace(tmp_meta, key.with_suffix(".json"))
+                fd, name = tempfile.mkstemp(dir=self.cache.root, prefix=".part-meta-")  # one per writer
+                with os.fdopen(fd, "w") as out:
+                    out.write(json.dumps(meta))
+                os.replace(name, key.with_suffix(".json"))
         except OSError:
             pass
         finally:

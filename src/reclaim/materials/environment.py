@@ -164,11 +164,12 @@ def prepare(task: Task, root: Path | None = None, log: Path | None = None) -> Pr
     path = root / key[:32]
     with open(root / f"{key[:32]}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        cached = (path / DONE).is_file()
         t0 = time.perf_counter()
-        if not cached:
+        record = _complete(path)
+        cached = record is not None
+        if record is None:  # never built, or a build that died half-way (its record missing or torn)
             _build(path, python, packages, req_text, log)
-        record = PreparedEnv.model_validate_json((path / DONE).read_text())
+            record = PreparedEnv.model_validate_json((path / DONE).read_text())
     return record.model_copy(update={"declared": declared, "cached": cached,
                                      "prepared_s": 0.0 if cached else round(time.perf_counter() - t0, 3)})
 
@@ -208,7 +209,17 @@ def _build(path: Path, python: Path, packages: list[str], req_text: str, log: Pa
             p.chmod((p.stat().st_mode | 0o444 | (0o111 if p.is_dir() else 0)) & ~0o022)
     record = PreparedEnv(key=path.name, path=str(path), python=str(python), python_version=_version_of(python),
                          site_packages=site, packages=freeze.split(), binds=_prefix_binds(python))
-    (path / DONE).write_text(record.model_dump_json(indent=1))
+    part = path / f"{DONE}.part"
+    part.write_text(record.model_dump_json(indent=1))
+    os.replace(part, path / DONE)  # the record appears whole or not at all: a kill here leaves a build to redo
+
+
+def _complete(path: Path) -> PreparedEnv | None:
+    """The record of a finished build at ``path``; None where there is none or it does not read."""
+    try:
+        return PreparedEnv.model_validate_json((path / DONE).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def pip_scripts(bin_dir: Path) -> None:
