@@ -38,6 +38,7 @@ def test_a_full_disk_blames_no_trial_and_resume_finishes_the_run(small_disk):
     assert "Traceback" not in out, out
     assert "could not be written" in out and "--resume runs it again" in out
     assert "reproduced 0 · not_reproduced 0 · budget_exhausted 0 · disqualified 0" in out  # none blamed
+    assert first.returncode == 1 and "left unfinished" in out  # not a clean exit: the run is not whole
     assert _mount(small_disk, "200M", remount=True)
     run = next(p for p in (small_disk / "runs").iterdir() if (p / "run.json").is_file())
     again = subprocess.run(RECLAIM + ["run", "--resume", str(run)], capture_output=True, text=True, timeout=600)
@@ -46,3 +47,17 @@ def test_a_full_disk_blames_no_trial_and_resume_finishes_the_run(small_disk):
     wrong = subprocess.run(RECLAIM + ["run", "--resume", str(small_disk / "runs" / "index.sqlite")],
                            capture_output=True, text=True, timeout=120)  # a file, not a run folder: one line
     assert wrong.returncode != 0 and "Traceback" not in wrong.stdout + wrong.stderr
+
+
+def test_a_full_disk_under_the_materials_cache_is_one_line_before_anything_runs(small_disk, tmp_path):
+    assert _mount(small_disk, "32k", remount=True)  # smaller than the task's data
+    args = ["run", "--task", "run-ridge-nir", "--agent", "reference", "--sandbox", "process",
+            "--runs-root", str(tmp_path / "runs")]
+    first = subprocess.run(RECLAIM + args, capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "RECLAIM_MATERIALS_CACHE": str(small_disk / "cache")})
+    out = " ".join((first.stdout + first.stderr).split())
+    assert first.returncode == 2 and "Traceback" not in out, out
+    assert "could not be put in the materials cache" in out and "No space left on device" in out
+    assert "free space under" in out
+    for obj in (small_disk / "cache" / "objects").iterdir():  # what is there is whole: each object sealed
+        assert obj.suffix in (".json", ".owner") or obj.with_name(f"{obj.name}.json").is_file(), obj

@@ -50,6 +50,7 @@ from reclaim.sandbox import BACKENDS, backend, check_backend, default_backend
 from reclaim.spec import Level
 from reclaim.store import MAX_RETRIES, Outcome, RunDir, Status, TrialRecord
 from reclaim.suites import resolve_suite
+from reclaim.words import plural
 
 OUTCOME_STYLE = {"reproduced": "green", "not_reproduced": "yellow", "budget_exhausted": "magenta",
                  "disqualified": "red", "error": "bold red"}
@@ -144,6 +145,11 @@ def run_with_display(rd: RunDir, fmt: str, executor: str | None = None) -> None:
     if errors:  # exit 1: some trials say nothing about their agent; the reasons are in the report
         err.print(f"{len(errors)} trial{'s' * (len(errors) != 1)} ended in error (the harness's or the "
                   f"set-up's, not the agent's); see their reasons above or in trial.json")
+        raise typer.Exit(1)
+    unfinished = len(rd.spec().trial_keys()) - len([r for r in records if r.done])
+    if unfinished:  # exit 1: records that could not be written (a full disk); said above, trial by trial
+        err.print(f"{plural(unfinished, 'trial')} left unfinished; once the cause is fixed: "
+                  f"reclaim run --resume {rd.path}")
         raise typer.Exit(1)
 
 

@@ -16,6 +16,7 @@ one object. Several processes and nodes may share a root: a key is fetched under
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from reclaim.errors import ReclaimError
 from reclaim.materials.errors import MaterialsError
 from reclaim.materials.git import GitFetcher
 from reclaim.materials.http import CHUNK, HttpFetcher
@@ -136,13 +138,22 @@ class MaterialCache:
                 f"{source.where}: {source.describe()} is not in the materials cache {self.root} "
                 "and the cache is offline — fix: run `reclaim materials fetch SUITE` where the network "
                 f"reaches it (with ${CACHE_VAR} or --cache pointing at this cache)")
-        for sub in ("objects", "keys", "locks", "tmp"):
-            (self.root / sub).mkdir(parents=True, exist_ok=True)
-        with _flock(self.root / "locks" / f"{khash}.lock"):
-            found = self._lookup(khash)  # another process fetched it while we waited
-            if found is not None:
-                return found
-            return self._fill(source, key, khash)
+        try:
+            for sub in ("objects", "keys", "locks", "tmp"):
+                (self.root / sub).mkdir(parents=True, exist_ok=True)
+            with _flock(self.root / "locks" / f"{khash}.lock"):
+                found = self._lookup(khash)  # another process fetched it while we waited
+                if found is not None:
+                    return found
+                return self._fill(source, key, khash)
+        except OSError as e:  # a full, read-only or failing disk under the cache: said, nothing half-installed
+            if isinstance(e, ReclaimError):
+                raise  # a source's own answer (NotFound), already in words
+            fix = (f"free space under {self.root} or point ${CACHE_VAR} at a bigger disk"
+                   if e.errno in (errno.ENOSPC, errno.EDQUOT) else f"check the disk under {self.root}")
+            raise MaterialsError(f"{source.where}: {source.describe()} could not be put in the materials cache "
+                                 f"{self.root}: {e.strerror or e} ({e.filename or 'no file named'}); fix: {fix}"
+                                 ) from None
 
     def hand_over(self, digest: str, uid: int, gid: int) -> None:
         """Make an object's files and folders owned by ``uid``:``gid`` (the sandboxes' user), once:
