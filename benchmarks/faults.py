@@ -10,7 +10,9 @@
   phases, mid-seal, before indexing, after planning, before the report.
 - disks: the run folder and the materials cache on a small tmpfs (root only), one size after another
   so that it fills at a different point (trace, records, cache, report); then the disk grows and the
-  run is resumed: no traceback, no trial blamed on its agent, the resumed report identical.
+  run is resumed: no traceback, no trial blamed on its agent, the resumed report identical. Then
+  writes under the run folder failing with EIO at random (tests/faults/eio_preload.c preloaded into
+  the driver), several seeds and rates, each run resumed on a sound disk.
 - tests: the fault drills kept as tests, run here and counted by kind: full disks and killed
   writers, misbehaving providers (gateway and LLM judge), the real Slurm (preemption, a node down,
   scancel, a stopped or killed driver), locks (a second driver, processes sharing caches), and the
@@ -26,6 +28,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -58,9 +61,12 @@ DRILLS = {  # kind -> pytest arguments selecting the tests that inject it
 
 
 def _outcomes(run: Path) -> dict[str, tuple]:
+    """Per trial: the verdict's outcome and measured value; a harness error has no verdict, only its record."""
     out = {}
     for t in sorted((run / "trials").iterdir()):
         v = json.loads((t / "verdict.json").read_text()) if (t / "verdict.json").is_file() else {}
+        if not v and (t / "trial.json").is_file():
+            v = {"outcome": json.loads((t / "trial.json").read_text()).get("outcome")}
         out[t.name] = (v.get("outcome"), v.get("measured"))
     return out
 
@@ -167,6 +173,50 @@ def disks(a, root: Path) -> list[str]:
             f"report identical); {blamed_total} trials blamed, {tracebacks} tracebacks"]
 
 
+def eio(a, root: Path) -> list[str]:
+    """Writes under the run folder failing with EIO at random (tests/faults/eio_preload.c, in the
+    driver only), agents reference and nop; then the run is resumed on a sound disk."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return ["disk faults (EIO): not tried (no C compiler for tests/faults/eio_preload.c)"]
+    shim = root / "eio_preload.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(shim), str(ROOT / "tests/faults/eio_preload.c"), "-ldl"],
+                   check=True)
+    base = ["run", "--agent", "reference", "--agent", "nop", "--sandbox", a.sandbox, "--task", TASKS[0], "--task",
+            TASKS[1], "--max-retries", "4"]
+    subprocess.run(RECLAIM + base + ["--runs-root", str(root / "eio-clean")], capture_output=True)
+    clean = _outcomes(next((root / "eio-clean").glob("2*")))
+    tried = survived = blamed_total = tracebacks = errors = 0
+    for chance in a.eio_p:
+        for seed in range(1, a.eio_seeds + 1):
+            runs = root / f"eio-{chance}-{seed}"
+            env = {**os.environ, "LD_PRELOAD": str(shim), "RECLAIM_EIO_PREFIX": str(runs),
+                   "RECLAIM_EIO_P": str(chance), "RECLAIM_EIO_SEED": str(seed)}
+            first = subprocess.run(RECLAIM + base + ["--runs-root", str(runs)], capture_output=True, text=True,
+                                   env=env, timeout=600)
+            run = next(p.parent for p in runs.glob("2*/run.json"))
+            got = _outcomes(run)
+            right = {"reference": ("reproduced", "error", None), "nop": ("not_reproduced", "error", None)}
+            blamed = sum(o not in right[t.split("__")[1]] for t, (o, _) in got.items())
+            errors += sum(o == "error" for o, _ in got.values()) + len(list((run / "retried").glob("*")))
+            traceback = "Traceback" in first.stdout + first.stderr
+            subprocess.run(RECLAIM + ["run", "--resume", str(run)], capture_output=True)
+            final = _outcomes(run)
+            same = {t: o for t, (o, _) in final.items() if o != "error"} == {
+                t: o for t, (o, _) in clean.items() if t in final and final[t][0] != "error"}
+            tried += 1
+            survived += same and not blamed and not traceback
+            blamed_total += blamed
+            tracebacks += traceback
+            print(f"  EIO p={chance} seed {seed}: exit {first.returncode}, {blamed} blamed on the agent, traceback "
+                  f"{'YES' if traceback else 'no'}; resumed report {'identical' if same else 'DIFFERENT'}")
+    return [f"disk faults (EIO): {tried} runs with writes under the run folder failing at random (p = "
+            f"{', '.join(map(str, a.eio_p))}), {errors} trial attempts ended in the harness's error, {survived} "
+            f"runs survived (no traceback, no trial blamed, every trial not left in error as in an unfaulted run); "
+            f"{blamed_total} trials "
+            f"blamed, {tracebacks} tracebacks"]
+
+
 def tests(a, root: Path) -> list[str]:
     lines = []
     for kind, args in DRILLS.items():
@@ -197,6 +247,8 @@ def main() -> None:
     ap.add_argument("--long-trials", type=int, default=2000)
     ap.add_argument("--disk-kb", type=lambda v: [int(x) for x in v.split(",")],
                     default=[32, 64, 128, 256, 512, 1024, 2048, 4096])
+    ap.add_argument("--eio-p", type=lambda v: [float(x) for x in v.split(",")], default=[0.02, 0.05])
+    ap.add_argument("--eio-seeds", type=int, default=5)
     ap.add_argument("--only", default="kills,points,disks,tests,long")
     a = ap.parse_args()
     only = set(a.only.split(","))
@@ -219,6 +271,7 @@ def main() -> None:
         if "disks" in only:
             print("full disks:")
             figures += disks(a, root)
+            figures += eio(a, root)
         if "tests" in only:
             print("fault drills kept as tests:")
             figures += tests(a, root)

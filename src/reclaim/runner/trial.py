@@ -30,7 +30,7 @@ from reclaim.runner.recorder import Cancellation, Cancelled
 from reclaim.runner.reexec_phase import run_reexecution
 from reclaim.runner.resources import Resources, time_limit
 from reclaim.runner.views import agent_views
-from reclaim.sandbox import Backend, backend, identity, untrusted
+from reclaim.sandbox import Backend, backend, identity, untrusted, untrusted_copy
 from reclaim.spec import Task
 from reclaim.store import (
     PROVIDED,
@@ -120,9 +120,15 @@ def _begin(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> TrialCon
         withheld=spec.withheld(), limits_enforced=limits_for(kind),
         budget=BudgetUse(wall_limit_s=wall, gpus=spec.budget.gpus, gpu_hours_limit=spec.budget.gpu_hours),
         warnings=[kind.warning] if kind.warning else [])
-    write_model(tdir / TRIAL_JSON, rec)
-    write_model(tdir / SPEC_JSON, spec)  # the trial can be judged again without its suite
-    return TrialContext(s, task, agent_spec, seed, tdir, rec, TraceWriter(tdir / TRACE), wall, kind)
+    try:
+        write_model(tdir / TRIAL_JSON, rec)
+        write_model(tdir / SPEC_JSON, spec)  # the trial can be judged again without its suite
+        trace = TraceWriter(tdir / TRACE)
+    except OSError as e:  # a full or failing disk before anything ran: nothing to blame, nothing to judge
+        raise RecordUnwritable(f"{tdir}: the trial's first records could not be written ({e.strerror or e}); it "
+                               "is left unfinished, and reclaim run --resume runs it again once the disk under "
+                               "the run folder has room and is sound") from None
+    return TrialContext(s, task, agent_spec, seed, tdir, rec, trace, wall, kind)
 
 
 def _phases(ctx: TrialContext) -> None:
@@ -288,6 +294,8 @@ def failure_reason(e: BaseException) -> str:
     """A harness failure in words for trial.json: the message of our own errors and the system's,
     and for anything unexpected, a line that says where the traceback is (never a class name alone)."""
     text = str(e).strip()
+    if isinstance(e, OSError) and e.errno in untrusted_copy.DISK_ERRNOS and not e.filename:  # os.write names no file
+        return f"{text}: a write of the harness's own failed (the disk under the run folder or a cache)"
     if text and isinstance(e, (ReclaimError, OSError, ValueError, RuntimeError)):
         return text
     return f"unexpected failure in the harness ({text or 'no message'}); the traceback is in trace.jsonl"

@@ -1,9 +1,15 @@
 """Copying an agent's workspace for a re-execution, as an adversary's tree: links recreated and
 never followed, special files left out, holes kept, set-id bits dropped, a disk budget checked
-before anything is written (the reading side is untrusted.py)."""
+before anything is written (the reading side is untrusted.py).
+
+What the agent's tree does (a name that vanished, a link, a FIFO) leaves that entry out, with why;
+what the disk does (EIO, ENOSPC, a quota, a read-only remount) stops the copy with the error: a
+half-copied file left in a workspace that is re-run anyway would fail the agent's script and be
+taken for the agent's failure."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -22,6 +28,10 @@ class CopyReport:
 
 class TooLarge(Untrusted):
     """A tree to copy takes more disk than its budget allows."""
+
+
+DISK_ERRNOS = frozenset({errno.EIO, errno.ENOSPC, errno.EDQUOT, errno.EROFS})
+"""Errors of the disk itself, never of the tree being copied."""
 
 
 def copy_tree(src: Path, dest: Path, *, exclude: set[str], max_bytes: int | None = None,
@@ -80,6 +90,8 @@ def copy_tree(src: Path, dest: Path, *, exclude: set[str], max_bytes: int | None
                     report.skipped.append(f"{e.rel} ({e.kind})")
                     continue
             except (Untrusted, OSError) as why:  # the agent's tree changed under us, or its folder is gone
+                if isinstance(why, OSError) and why.errno in DISK_ERRNOS:
+                    raise  # the disk failed, not the tree: the harness's error
                 report.skipped.append(f"{e.rel[:200]} ({why})")
                 if e.kind == "dir":
                     skip_under.append(e.raw)
@@ -102,6 +114,8 @@ def _copy_file(sfd: int, dfd: int, name: bytes, rel: str) -> None:
     try:
         fd = os.open(name, FILE_FLAGS, dir_fd=sfd)
     except OSError as e:
+        if e.errno in DISK_ERRNOS:
+            raise
         raise Untrusted(f"'{rel}': {why_refused(e)}") from None
     try:
         st = os.fstat(fd)

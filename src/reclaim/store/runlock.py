@@ -53,9 +53,12 @@ def hold(run_path: Path, doing: str) -> Iterator[None]:
         except BlockingIOError:
             raise RunInUse(f"{run_path} is in use: {_holder(fd)}; wait for it to end, or stop it (finished "
                            f"trials are kept) and then: reclaim run --resume {run_path}") from None
-        os.ftruncate(fd, 0)
         mine = {"pid": os.getpid(), "host": socket.gethostname(), "doing": doing, "since": time.time()}
-        os.pwrite(fd, json.dumps(mine).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(mine).encode(), 0)
+        except OSError:
+            pass  # only the message would lack the holder's name; the lock is the flock, held
         yield
     finally:
         os.close(fd)
