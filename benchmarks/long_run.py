@@ -62,10 +62,12 @@ def _finished(root: Path) -> int:
 def long_run(trials: int = 2000, agent: str = "reference", task: str = "run-ridge-nir", sandbox: str = "bwrap",
              jobs: int = 2, root: Path | None = None) -> LongRun:
     root = root or Path(tempfile.mkdtemp(prefix="reclaim-longrun-"))
+    root.mkdir(parents=True, exist_ok=True)
+    log = open(root / "run.log", "wb")  # noqa: SIM115 -- the driver's progress, read only if it fails
     t0 = time.monotonic()
     proc = subprocess.Popen(RECLAIM + ["run", "--task", task, "--agent", agent, "--seeds", str(trials),
                                        "--sandbox", sandbox, "--jobs", str(jobs), "--runs-root", str(root),
-                                       "--format", "json"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                       "--format", "json"], stdout=subprocess.DEVNULL, stderr=log)
     driver = psutil.Process(proc.pid)
     samples: list[tuple[int, float, int]] = []  # finished trials, RSS MB, open descriptors
     while proc.poll() is None:
@@ -76,8 +78,9 @@ def long_run(trials: int = 2000, agent: str = "reference", task: str = "run-ridg
         samples.append((_finished(root), rss, fds))
         time.sleep(0.5)
     wall = time.monotonic() - t0
+    log.close()
     if proc.wait() != 0:
-        raise SystemExit(f"the run failed: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+        raise SystemExit(f"the run failed: {(root / 'run.log').read_text()[-2000:]}")
     run = next(p.parent for p in root.glob("*/run.json"))
     at_100 = next((s for s in samples if s[0] >= min(100, trials)), samples[-1])
     end = samples[-1]

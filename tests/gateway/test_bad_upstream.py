@@ -95,3 +95,57 @@ def test_a_misbehaving_provider_is_an_answer_and_a_record_never_a_crash(kind, tm
     finally:
         gw.stop()
         up.sock.close()
+
+
+STREAMING = r"""
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4)
+print(s.getsockname()[1], flush=True)
+conn, _ = s.accept()
+head = b""
+while b"\r\n\r\n" not in head:
+    head += conn.recv(65536)
+conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+while True:  # one event a tenth of a second, until killed
+    conn.sendall(b'data: {"choices": [{"delta": {"content": "tok"}}]}\n\n')
+    time.sleep(0.1)
+"""
+
+
+def test_an_upstream_killed_mid_stream_ends_the_call_and_the_next_is_a_502_never_a_hang(tmp_path, monkeypatch):
+    import signal
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-provider-openai")
+    up = subprocess.Popen([sys.executable, "-c", STREAMING], stdout=subprocess.PIPE, text=True)
+    assert up.stdout is not None
+    port = int(up.stdout.readline())
+    gw = Gateway(Upstreams(openai_base_url=f"http://127.0.0.1:{port}/v1")).start()
+    try:
+        trace = TraceWriter(tmp_path / "trial" / "trace.jsonl")
+        acct = gw.open_account("t", trace, tmp_path / "trial" / "agent" / "llm-calls", max_tokens=None)
+        body = {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "hi"}], "stream": True}
+        got, cut = b"", False
+        with httpx.Client(timeout=30) as client:
+            try:
+                with client.stream("POST", f"{gw.url}/v1/chat/completions", json=body,
+                                   headers={"Authorization": f"Bearer {acct.token}"}) as r:
+                    for chunk in r.iter_bytes():
+                        got += chunk
+                        if got.count(b"data:") >= 3 and up.poll() is None:
+                            up.send_signal(signal.SIGKILL)  # the provider's process dies mid-answer
+            except httpx.HTTPError:
+                cut = True
+            assert up.wait(10) == -signal.SIGKILL and got.count(b"data:") >= 3
+            again = client.post(f"{gw.url}/v1/chat/completions", json={**body, "stream": False},
+                                headers={"Authorization": f"Bearer {acct.token}"})
+            assert again.status_code == 502  # nobody listens there now: said at once
+        acct.settle()
+        calls = [e for e in read_trace(trace.path) if isinstance(e, ModelCall)]
+        assert len(calls) == 2 and all(c.tokens_in >= 0 and c.tokens_out >= 0 for c in calls)
+        assert cut or got.endswith(b"\n\n")  # the agent saw a stream cut short, or its events whole
+    finally:
+        gw.stop()
+        if up.poll() is None:
+            up.kill()
