@@ -49,7 +49,8 @@ DRILLS = {  # kind -> pytest arguments selecting the tests that inject it
     "disk": ["tests/runner/test_full_disk.py", "tests/gateway/test_pkgcache.py", "tests/materials/test_cache.py",
              "tests/runner/test_environment.py", "-k", "full_disk or killed or half_way or torn or stale or disk"],
     "provider": ["tests/gateway/test_bad_upstream.py", "tests/judge/test_llm_judge.py", "-k",
-                 "misbehaving or killed or 429 or 500s or timeout or malformed or fence or tie or without_json or plain_text"],
+                 "misbehaving or killed or 429 or 500s or timeout or malformed or fence or tie or without_json "
+                 "or plain_text"],
     "cluster": ["tests/runner/test_slurm.py"],
     "lock": ["tests/store/test_runlock.py",
              "tests/runner/test_resume.py::test_a_second_driver_on_a_run_in_progress_is_refused_and_changes_nothing",
