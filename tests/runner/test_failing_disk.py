@@ -49,7 +49,7 @@ def test_the_library_fails_writes_under_its_prefix_only(eio_preload, tmp_path):
     assert (tmp_path / "spared").read_text() == "fine"
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1])  # more seeds and rates: benchmarks/faults.py
 def test_eio_under_the_run_folder_is_the_harness_s_error_retried_never_the_agent_s(eio_preload, tmp_path,
                                                                                    sandbox_name, seed):
     runs = tmp_path / "runs"
