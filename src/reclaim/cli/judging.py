@@ -54,7 +54,7 @@ def judge_config(name: str, model: str | None, base_url: str | None, samples: in
 
 
 def judge(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    run_dir: Annotated[Path, typer.Argument(help="A run folder, or its run id as `reclaim runs` lists it.")],
     judge: JudgeName = "rules", judge_model: JudgeModel = None, judge_base_url: JudgeBaseUrl = None,
     judge_samples: JudgeSamples = 3, judge_max_tokens: JudgeTokens = 30_000,
     judge_prices: JudgePrices = None, judge_cache: JudgeCache = None,
@@ -62,11 +62,11 @@ def judge(
 ) -> None:
     """Judge the finished trials of a run again; verdicts go to verdicts/<judge>.json beside the others."""
     from reclaim.runner.rejudge import rejudge
-    from reclaim.store import RunDir
+    from reclaim.store import RunDir, find_run
 
     config = judge_config(judge, judge_model, judge_base_url, judge_samples, judge_max_tokens,
                           judge_prices, judge_cache)
-    rd = RunDir(run_dir)
+    rd = RunDir(find_run(run_dir))
     try:
         rd.spec()
     except FileNotFoundError as e:

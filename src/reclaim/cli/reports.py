@@ -10,7 +10,7 @@ import typer
 
 from reclaim.cli.common import console, fail
 from reclaim.report import FORMATS, NoVerdicts, render, report_of
-from reclaim.store import RunDir, TrialRecord
+from reclaim.store import RunDir, TrialRecord, find_run
 
 REPORT_FORMATS = (*FORMATS, "html")
 
@@ -43,7 +43,7 @@ def show_report(rd: RunDir, fmt: str, records: list[TrialRecord] | None = None,
 
 
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    run_dir: Annotated[Path, typer.Argument(help="A run folder, or its run id as `reclaim runs` lists it.")],
     format: Annotated[str, typer.Option(
         "--format", help=f"{', '.join(REPORT_FORMATS)}; html is one "
                          "self-contained page with a trial page per matrix cell.")] = "table",
@@ -60,6 +60,6 @@ def report(
     if format == "table" and output is not None:
         fail("--output takes a file format: --format markdown, json, csv or html")
     try:
-        show_report(RunDir(run_dir), format, judge_label=judge, trials=trials, output=output)
+        show_report(RunDir(find_run(run_dir)), format, judge_label=judge, trials=trials, output=output)
     except FileNotFoundError as e:
         fail(str(e))

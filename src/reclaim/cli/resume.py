@@ -8,7 +8,7 @@ import typer
 
 from reclaim.cli.common import fail
 from reclaim.runner.run import relocate_suite
-from reclaim.store import RunDir, runs_root
+from reclaim.store import RunDir, find_run
 from reclaim.suites import resolve_suite
 
 ON_RESUME = {"resume", "executor", "suite", "format", "runs_root"}
@@ -29,10 +29,7 @@ def refuse_plan_options(ctx: typer.Context) -> None:
 
 def run_to_resume(resume: Path, suite: str | None, root: Path | None) -> RunDir:
     """The run folder (a path, or a run id in the runs root), with its suite moved to ``suite`` if given."""
-    path = Path(resume)
-    if not (path / "run.json").is_file() and not path.is_absolute() and (runs_root(root) / path / "run.json").is_file():
-        path = runs_root(root) / path
-    rd = RunDir(path)
+    rd = RunDir(find_run(resume, root))
     rd.spec()  # a missing or unreadable run.json: NotFound, one line from cli/main.py
     if suite is not None:
         relocate_suite(rd, resolve_suite(suite))

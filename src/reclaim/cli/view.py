@@ -12,7 +12,7 @@ from reclaim.cli.common import console, fail
 
 
 def view(
-    run_dirs: Annotated[list[Path], typer.Argument(help="One or more run directories (of one suite to compare).")],
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run folders or run ids (of one suite, to compare).")],
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1; 0 takes a free one.")] = 0,
     judge: Annotated[Optional[list[str]], typer.Option(
         "--judge", help="Show each run as judged by this judge (a label such as rules or llm-gpt-4.1); "
@@ -20,6 +20,9 @@ def view(
 ) -> None:
     """Serve the reports of runs on 127.0.0.1: each run's summary with its trial pages loaded when a
     cell is clicked, and for several runs a leaderboard and the papers where they differ. Ctrl-C stops."""
+    from reclaim.store import find_run
+
+    run_dirs = [find_run(d) for d in run_dirs]
     for d in run_dirs:
         if not (d / "run.json").is_file():
             fail(f"{d}: not a run directory (no run.json); give RUN_DIR as `reclaim runs` lists it")

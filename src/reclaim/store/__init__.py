@@ -20,7 +20,7 @@ from reclaim.store.files import (
     write_model,
 )
 from reclaim.store.home import HOME_ENV, keep_records, runs_root
-from reclaim.store.index import Index
+from reclaim.store.index import Index, find_run
 from reclaim.store.models import (
     MAX_RETRIES,
     BudgetUse,
@@ -61,6 +61,7 @@ __all__ = [
     "Versioned",
     "agent_label",
     "checked_record",
+    "find_run",
     "keep_records",
     "read_model",
     "runs_root",

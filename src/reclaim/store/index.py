@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from reclaim.store.files import RUN_JSON, RunDir
+from reclaim.store.home import runs_root
 from reclaim.store.models import RunSpec, TrialRecord
 
 INDEX_FILE = "index.sqlite"
@@ -91,3 +92,20 @@ class Index:
             return con.execute(sql, params).fetchall()
         finally:
             con.close()
+
+
+def find_run(given: Path, root: Path | None = None) -> Path:
+    """A run folder as the user names it: a path to it, or its run id as `reclaim runs` prints it,
+    found in the runs root (--runs-root, $RECLAIM_HOME/runs, ./runs) or, for a run kept elsewhere
+    with --run-dir, in the index. Anything else is returned as given, for the caller to refuse."""
+    path = Path(given)
+    if (path / RUN_JSON).is_file() or path.is_absolute() or len(path.parts) != 1:
+        return path
+    base = runs_root(root)
+    if (base / path / RUN_JSON).is_file():
+        return base / path
+    try:
+        listed = Index(base).run_paths()
+    except sqlite3.DatabaseError:
+        listed = []
+    return next((p for p in listed if p.name == path.name and (p / RUN_JSON).is_file()), path)
