@@ -20,7 +20,7 @@ from reclaim.budget import BudgetExhausted, BudgetMonitor, Deadline, DiskGuard, 
 from reclaim.errors import TrialError
 from reclaim.gateway import Account, client_env
 from reclaim.runner import audit
-from reclaim.runner.lifecycle import TrialContext
+from reclaim.runner.lifecycle import OutOfRoom, TrialContext
 from reclaim.runner.network import phase_netns, trial_policy, withheld_found
 from reclaim.runner.recorder import Recorder
 from reclaim.runner.views import OVERLAYS, changes, present
@@ -36,7 +36,7 @@ class ModelUnreachable(TrialError):
     """Every model call of the agent's failed upstream (unreachable, or the key refused): the set-up's fault."""
 
 
-class DiskFull(TrialError):
+class DiskFull(OutOfRoom):
     """Something other than this trial filled the disk: a fault of the machine, not of the agent."""
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reclaim.errors import TrialError
 from reclaim.failpoints import failpoint
 from reclaim.runner.views import Shown
 from reclaim.sandbox import Backend, Bind
@@ -38,6 +39,12 @@ if TYPE_CHECKING:
     from reclaim.runner.trial import TrialSettings
 
 PHASES = ("prepare", "agent", "reexecute", "judge", "seal")
+
+
+class OutOfRoom(TrialError):
+    """The disk under the run folder has no room for the trial, by no fault of its own: the trial is
+    left unfinished for --resume, never an outcome and never a spent attempt (runner/trial.py)."""
+
 TRACE_PHASE = {"prepare": "setup", "agent": "agent", "reexecute": "reexec", "judge": "judge", "seal": "judge"}
 """The trace's label of each phase (the trace format predates the phases' names)."""
 

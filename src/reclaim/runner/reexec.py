@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.budget import BudgetExhausted, Deadline, free_bytes, kept_free
-from reclaim.errors import ReclaimError
 from reclaim.gateway import PackageCache
 from reclaim.judge import agent_sources, is_code
 from reclaim.materials import PAPER_MD, TASK_MD
+from reclaim.runner.lifecycle import OutOfRoom
 from reclaim.runner.recorder import Cancellation, Recorder, snapshot
 from reclaim.runner.views import OVERLAYS, Shown, present
 from reclaim.sandbox import Bind, SandboxConfig, identity, make_sandbox, untrusted, untrusted_copy
@@ -34,7 +34,7 @@ SCRIPT = "reproduce.sh"
 EXCLUDED = (RESULTS, PAPER_MD, TASK_MD)
 
 
-class NoRoom(ReclaimError):
+class NoRoom(OutOfRoom):
     """The disk under the run folder cannot take a re-execution's copy: the harness's problem, never the agent's."""
 
 

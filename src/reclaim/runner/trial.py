@@ -9,6 +9,7 @@ phase it happened in and never counted against the agent.
 
 from __future__ import annotations
 
+import errno
 import json
 import time
 import traceback
@@ -24,7 +25,7 @@ from reclaim.judge import Judge
 from reclaim.materials import MATERIALS_COW, MATERIALS_READ_ONLY, MaterialCache, build_workspace
 from reclaim.runner.agent_phase import run_agent
 from reclaim.runner.environment import TrialEnv, environment_note
-from reclaim.runner.lifecycle import TrialContext
+from reclaim.runner.lifecycle import OutOfRoom, TrialContext
 from reclaim.runner.network import TrialNetwork
 from reclaim.runner.recorder import Cancellation, Cancelled
 from reclaim.runner.reexec_phase import run_reexecution
@@ -91,6 +92,7 @@ def limits_for(kind: type[Backend]) -> list[str]:
 def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> TrialRecord:
     """Run one trial to its end. Harness failures end as ``error``, never as the agent's failure."""
     ctx = _begin(s, task, agent_spec, seed)
+    left: RecordUnwritable | None = None
     try:
         with ctx.timer("total_s"):
             _phases(ctx)
@@ -100,10 +102,34 @@ def run_trial(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> Trial
         ctx.rec.status, ctx.rec.outcome, ctx.rec.note = Status.skipped, Outcome.skipped, str(e)
         ctx.trace.emit(Note, phase="agent", level="warning", message=f"skipped: {e}")
     except Exception as e:
-        _failed(ctx, e)
+        if _out_of_room(e):
+            left = _left_for_room(ctx, e)
+        else:
+            _failed(ctx, e)
     finally:
         _finish(ctx)
+    if left is not None:
+        raise left
     return ctx.rec
+
+
+def _out_of_room(e: BaseException) -> bool:
+    return isinstance(e, OutOfRoom) or (isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT))
+
+
+def _left_for_room(ctx: TrialContext, e: BaseException) -> RecordUnwritable:
+    """A disk out of room under the run folder is nobody's outcome and no attempt: the trial is left
+    unfinished (retrying now, on the same full disk, would only spend its retries), and --resume runs
+    it again once there is room. An agent cannot buy extra attempts this way: its own writes are held
+    to its disk budget, and a resume is the operator's."""
+    ctx.rec.status, ctx.rec.outcome = Status.running, None
+    left = RecordUnwritable(f"{ctx.tdir}: {failure_reason(e)}; the trial is left unfinished, and reclaim run "
+                            "--resume runs it again once the disk under the run folder has room")
+    try:
+        ctx.trace.emit(Note, phase=ctx.trace_phase, level="warning", message=str(left))
+    except OSError:
+        pass  # the note is lost with the room; the message still reaches the terminal
+    return left
 
 
 def _begin(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> TrialContext:
