@@ -231,7 +231,8 @@ def tests(a, root: Path) -> list[str]:
         line += f", {skipped} skipped here" if skipped else ""
         line += f"; FAILED: {', '.join(bad)}" if bad else ""
         if kind == "fuzz":
-            examples = [int(n) for n in re.findall(r"- (\d+) passing examples", out.stdout)]
+            sections = re.split(r"\n\S+::\w+:\n", out.stdout)[1:]  # hypothesis's statistics, one per test
+            examples = [sum(int(n) for n in re.findall(r"- (\d+) passing", part)) for part in sections]
             line += (f"; {len(examples)} inputs, {min(examples, default=0)} to {max(examples, default=0)} cases each, "
                      f"{sum(examples)} in all, {len(bad)} crashes")
         print(f"  {line}")
