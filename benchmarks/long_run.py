@@ -32,6 +32,8 @@ RECLAIM = [sys.executable, "-m", "reclaim.cli"]
 class LongRun:
     trials: int
     wall_s: float
+    path: dict[int, tuple[int, int]]
+    """Finished trials -> (driver RSS in MB, open descriptors) when they were reached."""
     rss_mb_at_100: float
     rss_mb_at_end: float
     rss_mb_max: float
@@ -47,6 +49,8 @@ class LongRun:
         return [f"long run: {self.trials} trials in {self.wall_s:.0f} s",
                 f"  driver memory (RSS): {self.rss_mb_at_100:.0f} MB at 100 trials, {self.rss_mb_at_end:.0f} MB at "
                 f"{self.trials}, at most {self.rss_mb_max:.0f} MB",
+                "  along the run (trials: MB, descriptors): "
+                + ", ".join(f"{m}: {mb} MB, {fds}" for m, (mb, fds) in self.path.items()),
                 f"  driver open descriptors: {self.fds_at_100} at 100 trials, {self.fds_at_end} at {self.trials}, "
                 f"at most {self.fds_max}",
                 f"  index: {self.index_rows} rows for {self.trials} trials, {self.index_mismatches} disagreeing "
@@ -82,8 +86,11 @@ def long_run(trials: int = 2000, agent: str = "reference", task: str = "run-ridg
     if proc.wait() != 0:
         raise SystemExit(f"the run failed: {(root / 'run.log').read_text()[-2000:]}")
     run = next(p.parent for p in root.glob("*/run.json"))
+    samples = [s for s in samples if s[1] > 0]  # a process on its way out reads as 0 MB
     at_100 = next((s for s in samples if s[0] >= min(100, trials)), samples[-1])
-    end = samples[-1]
+    end = next((s for s in samples if s[0] >= trials), samples[-1])
+    marks = sorted({min(trials, m) for m in (100, 250, 500, 1000, 1500, 2000, trials)})
+    path = {m: next((s for s in samples if s[0] >= m), samples[-1]) for m in marks}
     records = {p.parent.name: json.loads(p.read_text()) for p in run.glob("trials/*/trial.json")}
     index = root / "index.sqlite"
     with sqlite3.connect(index) as con:
@@ -101,7 +108,8 @@ def long_run(trials: int = 2000, agent: str = "reference", task: str = "run-ridg
             times.append(time.perf_counter() - t)
         return statistics.median(times)
 
-    return LongRun(trials=len(records), wall_s=wall, rss_mb_at_100=at_100[1], rss_mb_at_end=end[1],
+    along = {m: (round(r), f) for m, (_, r, f) in path.items()}
+    return LongRun(trials=len(records), wall_s=wall, path=along, rss_mb_at_100=at_100[1], rss_mb_at_end=end[1],
                    rss_mb_max=max(s[1] for s in samples), fds_at_100=at_100[2], fds_at_end=end[2],
                    fds_max=max(s[2] for s in samples), index_rows=len(rows), index_mismatches=mismatches,
                    report_s=timed("json"), report_table_s=timed("table"))
