@@ -37,9 +37,10 @@ def run_local(rd: RunDir, spec: RunSpec, suite: Suite, pending: list, progress) 
             capacity.release(*need)
 
     with ThreadPoolExecutor(max_workers=spec.jobs) as pool:
-        futures = [pool.submit(one, *key) for key in pending]
+        futures = {pool.submit(one, *key) for key in pending}
         try:
             for fut in as_completed(futures):
+                futures.discard(fut)  # its record is on disk: holding every result would grow with the run
                 rec = fut.result()
                 if rec is None:  # its record could not be written: left unfinished, said already
                     continue
