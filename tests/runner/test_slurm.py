@@ -94,13 +94,19 @@ def _release_when_requeued(job: str) -> None:
     raise AssertionError(f"job {job} was not requeued")
 
 
-def test_a_trial_killed_by_scancel_is_requeued_and_finishes(tmp_path, slurm, sandbox_name):
+def _slow_run_on_slurm(tmp_path: Path, sandbox_name: str):
+    """A run of one slow trial on Slurm, executing in a thread."""
     agent = write_agent(tmp_path / "slow.sh", SLOW_AGENT)
     suite = write_suite(tmp_path / "suite", [task_yaml("slow", "run")])
     rd = plan_run(RunOptions(suite=suite, agents=[f"command:{agent}"], sandbox=sandbox_name,
                              runs_root=tmp_path / "runs", executor="slurm", slurm=FAST))
     runner = threading.Thread(target=execute, args=(rd,))
     runner.start()
+    return rd, runner
+
+
+def test_a_trial_killed_by_scancel_is_requeued_and_finishes(tmp_path, slurm, sandbox_name):
+    rd, runner = _slow_run_on_slurm(tmp_path, sandbox_name)
     subprocess.run(["scancel", _running_agent(rd.path)], check=True)
     runner.join(120)
     assert not runner.is_alive()
@@ -112,12 +118,7 @@ def test_a_trial_killed_by_scancel_is_requeued_and_finishes(tmp_path, slurm, san
 
 @pytest.mark.parametrize("how", ["preempted", "node-down"])
 def test_a_preempted_or_lost_job_is_requeued_and_its_interruption_counted(tmp_path, slurm, sandbox_name, how):
-    agent = write_agent(tmp_path / "slow.sh", SLOW_AGENT)
-    suite = write_suite(tmp_path / "suite", [task_yaml("slow", "run")])
-    rd = plan_run(RunOptions(suite=suite, agents=[f"command:{agent}"], sandbox=sandbox_name,
-                             runs_root=tmp_path / "runs", executor="slurm", slurm=FAST))
-    runner = threading.Thread(target=execute, args=(rd,))
-    runner.start()
+    rd, runner = _slow_run_on_slurm(tmp_path, sandbox_name)
     job = _running_agent(rd.path)
     node = subprocess.run(["sinfo", "-h", "-o", "%N"], capture_output=True, text=True).stdout.strip()
     try:
