@@ -36,6 +36,7 @@ from reclaim.cli.resume import refuse_plan_options, run_to_resume
 from reclaim.failpoints import failpoint
 from reclaim.gateway import Upstreams
 from reclaim.report import FORMATS
+from reclaim.runner.attempts import needs_run
 from reclaim.runner.preflight import check_format, describe
 from reclaim.runner.run import (
     DEFAULT_AGENTS,
@@ -48,7 +49,7 @@ from reclaim.runner.run import Progress as RunProgress
 from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.sandbox import BACKENDS, backend, check_backend, default_backend
 from reclaim.spec import Level
-from reclaim.store import MAX_RETRIES, Outcome, RunDir, Status, TrialRecord
+from reclaim.store import MAX_RETRIES, Outcome, RunDir, Status, TrialRecord, trial_id
 from reclaim.suites import resolve_suite
 from reclaim.words import plural
 
@@ -220,8 +221,13 @@ def run(
         rd = run_to_resume(resume, suite, runs_root)
         spec = rd.spec()
         warn_sandbox(spec.sandbox)
-        ui_for(format).print(f"resuming run [bold]{spec.run_id}[/]"
-                             + (f" on executor {executor}" if executor else ""))
+        left = sum(needs_run(rd, trial_id(*key), spec.max_retries) for key in spec.trial_keys())
+        if left:
+            ui_for(format).print(f"resuming run [bold]{spec.run_id}[/]: {plural(left, 'trial')} of "
+                                 f"{spec.trial_total()} to run" + (f" on executor {executor}" if executor else ""))
+        else:
+            ui_for(format).print(f"run [bold]{spec.run_id}[/] is complete ({plural(spec.trial_total(), 'trial')}, "
+                                 "all finished): nothing to run; its report:")
         run_with_display(rd, format, executor)
         return
     try:
@@ -251,6 +257,7 @@ def run(
         raise typer.Exit(130) from None
     spec = rd.spec()
     ui_for(format).print(f"run [bold]{spec.run_id}[/]: suite {spec.suite_name} {spec.suite_version}, "
-                  f"{len(spec.tasks)} tasks × {len(spec.agents)} agents × {len(spec.seeds)} seeds, "
+                  f"{plural(len(spec.tasks), 'task')} × {plural(len(spec.agents), 'agent')} × "
+                  f"{plural(len(spec.seeds), 'seed')}, "
                   f"sandbox {spec.sandbox}, judge {spec.judge}, {spec.jobs} at once")
     run_with_display(rd, format)

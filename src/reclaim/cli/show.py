@@ -11,6 +11,7 @@ from rich.table import Table
 
 from reclaim.cli.common import console, fail
 from reclaim.report import NotATrial, Story, budget_lines, reruns, trial_story
+from reclaim.words import plural
 
 OUTCOME_STYLE = {"reproduced": "bold green", "disqualified": "bold red", "error": "bold yellow"}
 
@@ -56,7 +57,7 @@ def _print_story(s: Story) -> None:
             code = "killed" if step.exit_code is None else str(step.exit_code)
             code += " (timed out)" if step.timed_out else ""
             what = (f"({step.role}) " if step.role else "") + step.what + (
-                f" [{step.programs} programs]" if step.programs else "")
+                f" [{plural(step.programs, 'program')}]" if step.programs else "")
             timeline.add_row(str(step.id), step.phase, escape(what), code, f"{step.seconds:.2f}")
         else:
             timeline.add_row(str(step.id), step.phase, f"[yellow]{escape(step.what)}[/]", "", "")
