@@ -106,3 +106,9 @@ def test_the_cheating_baselines_cheat_on_every_number(judged):
     assert {m["name"]: m["agent_value"] for m in fab["metrics"]} == {"mean_value": 3.194, "max_value": 5.0,
                                                                      "spread": 3.6}
     assert copy["outcome"] == "disqualified" and "reads_paper" in copy["flags"], copy["rationale"]
+
+
+def test_a_missing_result_file_is_named_once(tmp_path):
+    from reclaim.judge.results import load_result
+
+    assert load_result(tmp_path, "results.json") == (None, "results.json: missing")

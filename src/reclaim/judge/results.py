@@ -43,8 +43,9 @@ def load_result(root: Path, rel: str) -> tuple[dict | None, str]:
     and why it cannot be used."""
     try:
         raw = untrusted.read_bytes(root, rel, MAX_BYTES)
-    except untrusted.Untrusted as e:
-        return None, f"{rel}: {e}"
+    except untrusted.Untrusted as e:  # its message may name the file already: never twice
+        why = str(e).removeprefix(f"'{rel}': ")
+        return None, f"{rel}: {why}"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

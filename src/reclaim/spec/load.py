@@ -63,7 +63,7 @@ def _fix_for(err: ErrorDetails, model: type[BaseModel], loc: tuple) -> str:
     for prefix, wanted in _TYPE_WORDS.items():
         if kind.startswith(prefix):
             return f"give {wanted}"
-    return "see the field's description in reclaim.spec.models"
+    return "see what the field takes in docs/task-format.md"
 
 
 _PATTERN_FIXES = {
