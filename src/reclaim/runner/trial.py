@@ -123,8 +123,7 @@ def _left_for_room(ctx: TrialContext, e: BaseException) -> RecordUnwritable:
     it again once there is room. An agent cannot buy extra attempts this way: its own writes are held
     to its disk budget, and a resume is the operator's."""
     ctx.rec.status, ctx.rec.outcome = Status.running, None
-    left = RecordUnwritable(f"{ctx.tdir}: {failure_reason(e)}; the trial is left unfinished, and reclaim run "
-                            "--resume runs it again once the disk under the run folder has room")
+    left = RecordUnwritable.at(ctx.tdir, failure_reason(e))
     try:
         ctx.trace.emit(Note, phase=ctx.trace_phase, level="warning", message=str(left))
     except OSError:
@@ -151,9 +150,7 @@ def _begin(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> TrialCon
         write_model(tdir / SPEC_JSON, spec)  # the trial can be judged again without its suite
         trace = TraceWriter(tdir / TRACE)
     except OSError as e:  # a full or failing disk before anything ran: nothing to blame, nothing to judge
-        raise RecordUnwritable(f"{tdir}: the trial's first records could not be written ({e.strerror or e}); it "
-                               "is left unfinished, and reclaim run --resume runs it again once the disk under "
-                               "the run folder has room and is sound") from None
+        raise RecordUnwritable.at(tdir, f"the trial's first records could not be written ({e.strerror or e})") from None
     return TrialContext(s, task, agent_spec, seed, tdir, rec, trace, wall, kind)
 
 
@@ -291,9 +288,7 @@ def _finish(ctx: TrialContext) -> None:
         try:
             _seal(ctx)
         except OSError as again:  # a full or failing disk: nothing can be recorded; the trial stays unfinished
-            raise RecordUnwritable(f"{ctx.tdir}: the trial's record could not be written ({again}); the trial "
-                                   "is left unfinished, and reclaim run --resume runs it again once the disk "
-                                   "under the run folder has room") from None
+            raise RecordUnwritable.at(ctx.tdir, f"the trial's record could not be written ({again})") from None
 
 
 def _seal(ctx: TrialContext) -> None:
@@ -314,6 +309,11 @@ def _seal(ctx: TrialContext) -> None:
 class RecordUnwritable(ReclaimError):
     """A trial's record could not be written at all (the disk under the run folder is full or failing):
     the trial is left unfinished for --resume; the run goes on with the others."""
+
+    @classmethod
+    def at(cls, tdir: Path, why: str) -> RecordUnwritable:
+        return cls(f"{tdir}: {why}; the trial is left unfinished, and reclaim run --resume runs it again once the "
+                   "disk under the run folder has room and is sound")
 
 
 def failure_reason(e: BaseException) -> str:
