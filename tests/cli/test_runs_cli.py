@@ -13,7 +13,7 @@ from conftest import task_yaml, write_suite
 from reclaim.runner.run import RunOptions, plan_run
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]
-HEADERS = ("run", "date", "suite", "agents", "trials", "status", "judge")
+HEADERS = ("run", "suite", "agents", "trials", "status", "judge")
 
 
 def _reclaim(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
@@ -45,9 +45,15 @@ def test_runs_table_at_80_columns(tmp_path, sandbox_name):
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 80
     header = next(line for line in lines if line.split()[:1] == ["run"])
-    assert header.split() == list(HEADERS)  # every header whole
+    assert header.split() == list(HEADERS)  # every header whole; the date is the run id's start
     assert "…" not in out
     assert "3/3" in out and "finished" in out and "0/1" in out and "unfinished" in out and "mini@1" in out
+    words = out.split()
+    assert "judge" in words and "rules" in words  # not 'judg' / 'rule'
+    assert {"reference,", "nop,", "fabricate"} <= set(words)  # never split mid-word ('referenc' / 'e')
+    wide = _reclaim(["runs", str(tmp_path / "runs")], tmp_path, COLUMNS="120").stdout
+    header = next(line for line in wide.splitlines() if line.split()[:1] == ["run"])
+    assert header.split() == ["run", "date", *HEADERS[1:]]
 
 
 def _planned(tmp_path: Path, sandbox_name: str) -> tuple[Path, Path]:

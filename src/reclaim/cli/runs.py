@@ -11,7 +11,7 @@ from rich import box
 from rich.table import Table
 
 from reclaim.cli.common import console, fail
-from reclaim.store import Index, RunDir, runs_root
+from reclaim.store import Index, RunDir, agent_label, runs_root
 
 index_app = typer.Typer(help="The SQLite index over run directories.")
 
@@ -39,7 +39,8 @@ def _status(total: int, done: int, errors: int, exists: bool) -> str:
 
 
 def runs(root: RootArg = None) -> None:
-    """List the runs in the runs root's index: id, date, suite, agents, trials done, status, judge."""
+    """List the runs in the runs root's index: id, date (left out under 100 columns: the id starts with
+    it), suite, agents, trials done, status, judge."""
     root = runs_root(root)
     if not root.is_dir():
         fail(f"no runs at {root}: the folder does not exist (give the runs root, or set $RECLAIM_HOME)")
@@ -53,16 +54,21 @@ def runs(root: RootArg = None) -> None:
                                        + str(root) + ")")
         console.print(f"no runs in {root}{hint}", highlight=False)
         return
+    dated = console.width >= 100  # narrower: the run id says when (YYYYMMDD-HHMMSS-...)
     table = Table(title=f"runs in {root}", title_justify="left", highlight=False, box=box.SIMPLE_HEAD,
                   pad_edge=False, collapse_padding=True)
+    labels = {row[0]: [agent_label(a) for a in (row[5] or "").split(",") if a] for row in rows}  # not specs
+    longest = max((len(a) for names in labels.values() for a in names), default=0)
     columns: list[tuple[str, dict[str, Any]]] = [  # Table.add_column's keywords, of mixed types
-        ("run", {"no_wrap": True}), ("date", {"overflow": "fold", "min_width": 10}), ("suite", {"overflow": "fold"}),
-        ("agents", {"overflow": "fold"}), ("trials", {"justify": "right"}),
-        ("status", {"overflow": "fold", "min_width": 10}), ("judge", {"overflow": "fold"})]
+        ("run", {"no_wrap": True}), ("date", {"no_wrap": True}), ("suite", {"no_wrap": True}),
+        ("agents", {"min_width": max(longest + 1, 6)}), ("trials", {"justify": "right", "no_wrap": True}),
+        ("status", {"min_width": 8}), ("judge", {"no_wrap": True})]
     for name, kw in columns:
+        if name == "date" and not dated:
+            continue
         kw.setdefault("min_width", len(name))
-        table.add_column(name, **kw)  # a header is never cut short
-    for run_id, path, created, suite, version, agents, judge, n, done, errors in rows:
+        table.add_column(name, **kw)  # a header is never cut short; cells wrap between words only
+    for run_id, path, created, suite, version, _agents, judge, n, done, errors in rows:
         exists = bool(path) and (Path(path) / "run.json").is_file()
         total = n
         if exists:
@@ -72,8 +78,7 @@ def runs(root: RootArg = None) -> None:
                 exists = False
         status = _status(total, done or 0, errors or 0, exists)
         style = {"finished": "green", "with errors": "red", "missing": "dim"}.get(status, "yellow")
-        date = time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
-        table.add_row(run_id, date.replace(" ", "\n") if console.width < 100 else date, f"{suite}@{version}",
-                      ", ".join(a for a in (agents or "").split(",") if a), f"{done or 0}/{total}",
-                      f"[{style}]{status}[/]", judge)
+        date = [time.strftime("%Y-%m-%d %H:%M", time.localtime(created))] if dated else []
+        table.add_row(run_id, *date, f"{suite}@{version}", ", ".join(labels[run_id]),
+                      f"{done or 0}/{total}", f"[{style}]{status}[/]", judge)
     console.print(table)
