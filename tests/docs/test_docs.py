@@ -238,7 +238,7 @@ def test_walkthrough_runs(doc: Path, tmp_path: Path):
             assert res.returncode == expected, (
                 f"{block.where}: `{line}` exited {res.returncode}, the guide expects {expected}:\n{out[-3000:]}")
             lost = missing_words(cmd.output, out)
-            assert not lost, f"{block.where}: `{line}`: words of the output shown are not in the real one: {lost}\n{out[-3000:]}"
+            assert not lost, f"{block.where}: `{line}`: words shown but not printed: {lost}\n{out[-3000:]}"
     assert ran, f"{doc.name}: nothing ran"
 
 
