@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,14 +40,19 @@ def test_a_reproduced_trial_tells_its_story(run_dir):
     assert "claim: The mean is 3.194. (Table 1)" in out
     assert "target: mean_value = 3.194 (match)" in out and "|value - 3.194| <= 0.01" in out
     assert "bash reproduce.sh" in out and "(fresh re-execution)" in out
-    assert "(data and weights withheld)" in out  # the extra re-executions, each with its exit code
+    assert re.search(r"\((data and weights withheld|without the released data)", out)  # each extra re-execution
     assert "budget: agent wall" in out and "of 60 s" in out
     assert "re-execution (full, reproduce.sh): exit 0" in out
     assert "verdict (rules): reproduced" in out and "measured 3.19375 vs target 3.194" in out
     assert "reason: re-execution computed mean_value = 3.19375" in out
-    assert "cites #" in out and "ended, exit 0" in out
+    assert "cites #" in out and "the fresh re-execution of reproduce.sh" in out
+    assert "ended, exit 0" not in out  # a cited command of the timeline is named by its number, not repeated
     assert all(len(line) <= 80 for line in out.splitlines())
     assert "exit" in out and "seconds" in out  # the timeline's headers, whole
+    by_id = _show(str(run_dir), "mean-run__reference__0")  # RUN TRIAL, as --trials and the run's next steps say
+    assert by_id.returncode == 0 and by_id.stdout == out
+    wrong = _show(str(run_dir), "mean-run__nobody__0")
+    assert wrong.returncode == 2 and "has no trial mean-run__nobody__0" in wrong.stderr
 
 
 def test_a_disqualified_trial_shows_its_flags_and_the_command_that_cheated(run_dir):
@@ -65,7 +71,7 @@ def test_a_disqualified_trial_shows_its_flags_and_the_command_that_cheated(run_d
 def test_a_run_folder_or_a_stray_folder_is_refused_in_words(run_dir, tmp_path):
     res = _show(str(run_dir))
     assert res.returncode == 2
-    assert "is a run, not a trial" in res.stderr and "trials/ID" in res.stderr
+    assert "is a run, not a trial" in res.stderr and "TRIAL" in res.stderr
     res = _show(str(tmp_path))
     assert res.returncode == 2 and "no trial.json" in res.stderr and "Traceback" not in res.stderr
 

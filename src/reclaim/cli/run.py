@@ -31,6 +31,7 @@ from reclaim.cli.judging import (
     JudgeTokens,
     judge_config,
 )
+from reclaim.cli.nextsteps import next_steps
 from reclaim.cli.reports import show_report
 from reclaim.cli.resume import refuse_plan_options, run_to_resume
 from reclaim.failpoints import failpoint
@@ -142,6 +143,10 @@ def run_with_display(rd: RunDir, fmt: str, executor: str | None = None) -> None:
     ui_for(fmt).print(f"run directory: [bold]{rd.path}[/]")
     failpoint("report")
     show_report(rd, fmt, records)
+    if fmt == "table":  # machine formats keep stdout to themselves
+        console.print()
+        for line in next_steps(rd, records):  # a command is never broken: it must paste whole
+            console.print(line, highlight=False, markup=False, soft_wrap=line.startswith("  ") and "#" not in line)
     errors = [r for r in records if r.outcome == Outcome.error or r.status == Status.error]
     if errors:  # exit 1: some trials say nothing about their agent; the reasons are in the report
         err.print(f"{len(errors)} trial{'s' * (len(errors) != 1)} ended in error (the harness's or the "

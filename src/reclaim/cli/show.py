@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
@@ -18,6 +19,15 @@ OUTCOME_STYLE = {"reproduced": "bold green", "disqualified": "bold red", "error"
 
 def _value(x: float | None) -> str:
     return "—" if x is None else f"{x:.6g}"
+
+
+def _hanging(mark: str, text: str) -> None:
+    """'  MARK text', the text's further lines under its first word, not under the mark."""
+    grid = Table.grid(padding=(0, 1, 0, 0), pad_edge=False)
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1)
+    grid.add_row(f"  {mark}", text)
+    console.print(grid, highlight=False)
 
 
 def _print_story(s: Story) -> None:
@@ -46,10 +56,11 @@ def _print_story(s: Story) -> None:
     if t.note:
         console.print(f"note: {escape(t.note)}", highlight=False)
 
-    timeline = Table(title="timeline (recorded commands and harness notes)", title_justify="left")
+    timeline = Table(title="timeline (recorded commands and harness notes)", title_justify="left",
+                     box=box.SIMPLE_HEAD, pad_edge=False)
     timeline.add_column("#", justify="right", no_wrap=True)
     timeline.add_column("phase", no_wrap=True, min_width=6)
-    timeline.add_column("command", overflow="fold", ratio=1)
+    timeline.add_column("command", ratio=1)
     timeline.add_column("exit", justify="right", no_wrap=True, min_width=4)
     timeline.add_column("seconds", justify="right", no_wrap=True, min_width=7)
     for step in s.steps:
@@ -61,7 +72,7 @@ def _print_story(s: Story) -> None:
             timeline.add_row(str(step.id), step.phase, escape(what), code, f"{step.seconds:.2f}")
         else:
             timeline.add_row(str(step.id), step.phase, f"[yellow]{escape(step.what)}[/]", "", "")
-    console.print(timeline)
+    console.print(timeline if s.steps else "timeline: no command was recorded", highlight=False)
     extra = [f"{s.model_calls} model call(s)"] if s.model_calls else []
     extra += [f"{s.network_requests} network request(s)"] if s.network_requests else []
     console.print("budget: " + " · ".join(budget_lines(t.budget) + extra), highlight=False)
@@ -94,12 +105,13 @@ def _print_story(s: Story) -> None:
         console.print(f"reason: {escape(v.rationale)}", highlight=False)
         if v.flags:
             console.print(f"flags: {escape(', '.join(v.flags))}", highlight=False)
-        for c in v.citations:
-            console.print(f"  cites #{c.event_id}: {escape(c.why)} — {escape(s.cited.get(c.event_id, ''))}",
-                          highlight=False)
+        shown = {step.id for step in s.steps}
+        for c in v.citations:  # an event of the timeline is named by its number there, not printed again
+            what = "" if c.event_id in shown else f" — {escape(s.cited.get(c.event_id, ''))}"
+            _hanging(f"cites #{c.event_id}", f"{escape(c.why)}{what}")
         for f in s.dependence:
             mark = "[dim]·[/]" if not f.applied else "[green]✓[/]" if f.passed else "[red]✗[/]"
-            console.print(f"  {mark} {escape(f.check)}: {escape(f.detail)}", highlight=False)
+            _hanging(mark, f"{escape(f.check)}: {escape(f.detail)}")
     if s.changed:
         console.print(f"released files the agent changed in place ({len(s.changed)} shown; the agent's side is "
                       "untrusted):", highlight=False)
@@ -111,14 +123,35 @@ def _print_story(s: Story) -> None:
         console.print(f"[yellow]record:[/] {escape(p)}", highlight=False)
 
 
+def trial_folder(where: Path, trial: str | None) -> Path:
+    """The trial folder a user names: RUN TRIAL (the run by folder or id, the trial by id) or RUN_DIR/trials/ID."""
+    from reclaim.store import find_run
+
+    run = find_run(where)
+    if trial is None:
+        return run if (run / "run.json").is_file() else where  # a run alone: its story says to name a trial
+    if not (run / "run.json").is_file():
+        fail(f"{where}: no such run (give its folder, or its id as `reclaim runs` lists it)")
+    if "/" in trial or trial in ("", ".", ".."):
+        fail(f"{trial}: not a trial id; give one as `reclaim report {where} --trials` lists it")
+    if not (run / "trials" / trial).is_dir():
+        ids = sorted(p.name for p in (run / "trials").iterdir() if p.is_dir()) if (run / "trials").is_dir() else []
+        fail(f"run {run.name} has no trial {trial}" + (f" (its trials: {ids[0]}, ...; `reclaim report "
+                                                        f"{where} --trials` lists them)" if ids else ""))
+    return run / "trials" / trial
+
+
 def show(
-    trial_dir: Annotated[Path, typer.Argument(help="A trial folder: RUN_DIR/trials/ID.")],
+    where: Annotated[Path, typer.Argument(metavar="RUN", help=(
+        "A run: its folder, or its id as `reclaim runs` lists it. Alone: a trial's folder, RUN_DIR/trials/ID."))],
+    trial: Annotated[Optional[str], typer.Argument(
+        metavar="TRIAL", help="The trial's id, as `reclaim report RUN --trials` lists it.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the story as JSON instead.")] = False,
 ) -> None:
     """Tell one trial's story: task and target, the commands run with exit codes and durations,
     budget used, the re-execution, and the verdict with its reason, flags and cited events."""
     try:
-        story = trial_story(trial_dir)
+        story = trial_story(trial_folder(where, trial))
     except NotATrial as e:
         fail(str(e))
     if json_out:

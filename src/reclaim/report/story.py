@@ -160,8 +160,9 @@ def trial_story(trial_dir: Path) -> Story:
         if (trial_dir / "run.json").is_file():
             ids = sorted(p.name for p in (trial_dir / "trials").iterdir() if p.is_dir()) \
                 if (trial_dir / "trials").is_dir() else []
-            raise NotATrial(f"{trial_dir} is a run, not a trial; give one of its trials: "
-                            f"reclaim show {trial_dir}/trials/ID" + (f" (e.g. {ids[0]})" if ids else ""))
+            raise NotATrial(f"{trial_dir} is a run, not a trial; name one of its trials: reclaim show {trial_dir} "
+                            "TRIAL" + (f" (e.g. {ids[0]}; reclaim report {trial_dir} --trials lists them)"
+                                       if ids else ""))
         raise NotATrial(f"{trial_dir}: no {TRIAL_JSON} (or it is a link); give a trial folder, "
                         "RUN_DIR/trials/ID")
     rec = checked_record(trial_dir)
