@@ -72,7 +72,9 @@ def test_fetch_then_cached_then_offline(tmp_path, remote_suite):
 
     res = runner.invoke(app, ["materials", "fetch", str(suite), "--cache", str(cache)])
     assert res.exit_code == 0, res.output
-    assert res.output.count("cached") >= 6 and "0 fetched" in " ".join(res.output.split())
+    out = " ".join(res.output.split())
+    assert res.output.count("already cached") >= 6 and "all 6 already cached (nothing transferred)" in out
+    assert "0 fetched" not in out and "0 B transferred" not in out  # plain words when nothing moved
     assert len(files.hits) + len(hub.hits) == requests
 
     res = runner.invoke(app, ["materials", "fetch", str(suite), "--cache", str(cache), "--offline"])
@@ -100,3 +102,17 @@ def test_a_failed_fetch_exits_1_and_names_the_field(tmp_path):
 def test_bad_suite_exits_2(tmp_path):
     res = CliRunner().invoke(app, ["materials", "fetch", str(tmp_path / "nowhere")])
     assert res.exit_code == 2 and "no suite" in res.output
+
+
+def test_a_fetch_that_moved_nothing_says_so_in_plain_words(tmp_path):
+    from reclaim.cli.materials import fetched_in_words
+    from reclaim.materials import CachedMaterial
+
+    def m(fetched: bool, transferred: int, digest: str) -> CachedMaterial:
+        return CachedMaterial(digest=digest, path=tmp_path, files={}, bytes=10, source="s", kind="path",
+                              fetched=fetched, transferred=transferred)
+
+    assert fetched_in_words([m(True, 0, "a")]) == "1 fetched"  # a git clone counts no bytes: not "(0 B transferred)"
+    assert fetched_in_words([m(False, 0, "a")]) == "1 already cached (nothing transferred)"
+    assert fetched_in_words([m(True, 2048, "a"), m(False, 0, "b")]) == ("1 fetched (2.0 KiB transferred), "
+                                                                        "1 already cached")

@@ -11,6 +11,7 @@ from rich.console import Console
 from reclaim.materials import CACHE_VAR, CachedMaterial, MaterialCache, MaterialsError, extracted_text, paper_pdf
 from reclaim.spec import SpecError, load_suite
 from reclaim.suites import resolve_suite
+from reclaim.words import plural
 
 materials_app = typer.Typer(help="Fetch released materials and papers into the content-addressed cache.")
 console = Console()
@@ -25,7 +26,7 @@ def fail(message: str, code: int = 2) -> None:
 
 def size(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
+        if round(n, 1) < 1024 or unit == "GiB":  # 1023.97 KiB is 1.0 MiB, not "1024.0 KiB"
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n} B"
@@ -77,19 +78,29 @@ def fetch(
             continue
         got.append(pdf)
         _line(task.id, "paper", pdf)
-    fetched = [m for m in got if m.fetched]
     verb = "present" if offline else "ready"
-    console.print(f"{len(got)} of {len(got) + failed} materials {verb} in {mc.root}: "
-                  f"{len(fetched)} fetched ({size(sum(m.transferred for m in fetched))} transferred), "
-                  f"{len(got) - len(fetched)} cached, {len({m.digest for m in got})} objects, "
+    console.print(f"{len(got)} of {len(got) + failed} materials {verb} in {mc.root}: {fetched_in_words(got)}, "
+                  f"{plural(len({m.digest for m in got}), 'object')}, "
                   f"{size(sum(m.bytes for m in {m.digest: m for m in got}.values()))}", highlight=False)
     if failed:
         fail(f"{failed} material(s) could not be {'found in the cache' if offline else 'fetched'}"
              + (f"; run: reclaim materials fetch {suite or ''}".rstrip() if offline else ""), code=1)
 
 
+def fetched_in_words(got: list[CachedMaterial]) -> str:
+    """'2 fetched (1.2 MiB transferred), 3 already cached', in plain words whatever the counts: a source
+    that does not count its bytes (git) is fetched with no size, never '(0 B transferred)'."""
+    new = [m for m in got if m.fetched]
+    moved = sum(m.transferred for m in new)
+    parts = [f"{len(new)} fetched" + (f" ({size(moved)} transferred)" if moved else "")] if new else []
+    if old := len(got) - len(new):
+        parts.append(f"{'all ' if not new and old > 1 else ''}{old} already cached"
+                     + ("" if new else " (nothing transferred)"))
+    return ", ".join(parts) or "nothing to fetch"
+
+
 def _line(task: str, name: str, m: CachedMaterial) -> None:
-    state = "[green]fetched[/]" if m.fetched else "cached"
+    state = "[green]fetched[/]" if m.fetched else "already cached"
     console.print(f"[green]✓[/] {task:<28} {name:<8} {m.kind:<5} {m.source}  {m.digest[:12]}  "
                   f"{size(m.bytes):>10}  {state}", highlight=False, soft_wrap=True)
 
