@@ -16,8 +16,10 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from reclaim.judge.flags import meaning
 from reclaim.report.aggregate import LEVELS, Report
-from reclaim.report.html.charts import OUTCOME_COLOURS, budget_chart, rates_chart
+from reclaim.report.html.causes import group_causes
+from reclaim.report.html.charts import OUTCOME_COLOURS, BudgetChart, BudgetPoint, budget_chart, rates_chart
 from reclaim.report.html.trialdata import trial_page
 from reclaim.report.story import NotATrial
 from reclaim.store import RunDir, TrialRecord, trial_id
@@ -67,20 +69,10 @@ def summary_html(rd: RunDir, report: Report, records: list[TrialRecord], *, embe
     tasks = sorted(level_of, key=lambda task: (LEVELS.index(level_of[task]) if level_of[task] in LEVELS else 9, task))
     matrix = [(task, level_of[task], [sorted(by_cell.get((task, a), []), key=lambda c: c["seed"]) for a in agents])
               for task in tasks]
-    outcome = {trial_id(t.task, t.agent, t.seed): t.outcome for t in report.trials}
-    wall = [(r.trial_id, r.budget.wall_limit_s / 60, r.budget.agent_wall_s / 60, outcome.get(r.trial_id, ""))
-            for r in records if r.done]
-    gpu = [(r.trial_id, r.budget.gpu_hours_limit, r.budget.gpu_hours_allocated, outcome.get(r.trial_id, ""))
-           for r in records if r.done and r.budget.gpu_hours_limit]
-    money = [(r.trial_id, 0.0, r.budget.model_usd, outcome.get(r.trial_id, "")) for r in records
-             if r.done and r.budget.model_usd]
-    budget_svgs = [budget_chart(wall, "minutes", "Agent wall time")]
-    if gpu:
-        budget_svgs.append(budget_chart(gpu, "GPU-hours", "GPU-hours"))
-    if money:
-        budget_svgs.append(budget_chart(money, "USD", "Model spend (no budget line: USD used)"))
-    flags = Counter(f for t in report.trials for f in t.flags).most_common()
-    reasons = Counter((t.outcome, t.reason) for t in report.trials if t.reason).most_common(30)
+    budget_charts = _budget_charts(report, [r for r in records if r.done])
+    flags = [(f, meaning(f), n) for f, n in Counter(f for t in report.trials for f in t.flags).most_common()]
+    causes = group_causes(report.trials)
+    seen = {t.outcome for t in report.trials}
     starts = [r.started for r in records if r.started]
     ends = [r.finished for r in records if r.finished]
     tot = report.totals
@@ -97,10 +89,32 @@ def summary_html(rd: RunDir, report: Report, records: list[TrialRecord], *, embe
     return environment().get_template("summary.html.j2").render(
         r=report, spec=spec, agents=agents, judge=report.judge + _judge_version(spec),
         levels=[(lv, report.levels[lv]) for lv in LEVELS if lv in report.levels], matrix=matrix,
-        colours=OUTCOME_COLOURS, rates_svg=rates_chart(report), budget_svgs=budget_svgs, flags=flags,
-        reasons=reasons, totals_line=totals_line, started=_when(min(starts, default=None)),
-        ended=_when(max(ends, default=None)), packed_trials=packed, trial_base=trial_base,
-        css=asset("style.css"), js=asset("app.js"))
+        colours=[o for o in OUTCOME_COLOURS if o in seen], rates_svg=rates_chart(report),
+        budget_charts=budget_charts, flags=flags, causes=causes,
+        reasons=len({(t.outcome, t.reason) for t in report.trials}), totals_line=totals_line,
+        started=_when(min(starts, default=None)), ended=_when(max(ends, default=None)), packed_trials=packed,
+        trial_base=trial_base, css=asset("style.css"), js=asset("app.js"))
+
+
+def _budget_charts(report: Report, records: list[TrialRecord]) -> list[BudgetChart]:
+    """Agent wall time (in seconds where every trial used under two minutes), GPU-hours where a
+    budget gave any, and model spend where there was any."""
+    outcome = {trial_id(t.task, t.agent, t.seed): t.outcome for t in report.trials}
+
+    def points(used, budget) -> list[BudgetPoint]:
+        return [BudgetPoint(r.trial_id, r.agent, budget(r), used(r), outcome.get(r.trial_id, "")) for r in records]
+
+    short = all(r.budget.agent_wall_s < 120 for r in records)
+    scale, unit = (1.0, "s") if short else (1 / 60, "minutes")
+    out = [budget_chart(points(lambda r: r.budget.agent_wall_s * scale, lambda r: r.budget.wall_limit_s * scale),
+                        unit, "Agent wall time")]
+    if any(r.budget.gpu_hours_limit for r in records):
+        out.append(budget_chart(points(lambda r: r.budget.gpu_hours_allocated, lambda r: r.budget.gpu_hours_limit),
+                                "GPU-hours", "GPU-hours allocated"))
+    if any(r.budget.model_usd for r in records):
+        out.append(budget_chart(points(lambda r: r.budget.model_usd, lambda r: 0.0), "USD",
+                                "Model spend (no budget line)"))
+    return out
 
 
 def _judge_version(spec) -> str:
