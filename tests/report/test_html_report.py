@@ -202,3 +202,157 @@ def test_the_commands_refuse_what_is_not_a_run_and_name_the_fix(run, tmp_path):
     assert res.returncode == 0 and res.stdout.startswith("<!doctype html>")
     res = _reclaim("report", str(rd.path), "-o", str(tmp_path / "x.txt"))
     assert res.returncode == 2 and "--output takes a file format" in res.stderr
+
+
+_BOXES = "els => els.map(e => { const b = e.getBoundingClientRect(); return [b.x, b.y, b.width, b.height]; })"
+_FILLS = "els => els.map(e => getComputedStyle(e).fill)"
+
+
+def test_a_zero_rate_shows_and_the_legends_list_only_what_is_drawn(run, page, tmp_path):
+    _, html, report = run
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(html.as_uri())
+    chart = page.locator("#rates-chart")
+    chart.screenshot(path=str(tmp_path / "rates-chart.png"))
+    zeros = sum(1 for b in report["levels"].values() for a in b["agents"].values() if a["rate"] == 0)
+    assert zeros > 0, "the fixture has agents that reproduced nothing"
+    marks = chart.locator('g[id^="zero-"]')
+    assert marks.count() == zeros
+    for _, _, w, h in marks.evaluate_all(_BOXES):
+        assert w > 2 and h > 1  # a thin bar at zero, not nothing
+    for gid in marks.evaluate_all("els => els.map(e => e.id)"):
+        assert chart.locator(f'g[id="{gid.replace("zero-", "label-")}"]').text_content().strip() == "0 %"
+    drawn = set(chart.locator('g[id^="zero-"] path, g[id^="bar-"] path').evaluate_all(_FILLS))
+    legend = set(chart.locator("#rates-legend path").evaluate_all(_FILLS))
+    assert legend and legend <= drawn  # every colour in the legend is on a bar
+    assert len(legend) == len({a for b in report["levels"].values() for a in b["agents"]})
+    listed = set(page.locator("#matrix-legend [data-outcome]").evaluate_all(
+        "els => els.map(e => e.dataset.outcome)"))
+    assert listed == {t["outcome"] for t in report["trials"]}  # no outcome no trial had
+    budget = page.locator("figure.budget").first
+    labels = {t.strip() for t in budget.locator("#budget-legend text").all_text_contents()} - {"budget"}
+    marked = {i.removeprefix("marks-") for i in budget.locator('g[id^="marks-"]').evaluate_all(
+        "els => els.map(e => e.id)")}
+    assert labels == marked == {t["outcome"] for t in report["trials"]}
+
+
+def test_the_budget_chart_spreads_the_trials_and_says_the_spread(run, page, tmp_path):
+    _, html, report = run
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(html.as_uri())
+    budget = page.locator("figure.budget").first
+    budget.screenshot(path=str(tmp_path / "budget-run.png"))
+    spots = budget.locator('g[id^="marks-"] use').evaluate_all(_BOXES)
+    assert len(spots) == len(report["trials"])
+    centres = {(round(x + w / 2), round(y + h / 2)) for x, y, w, h in spots}
+    assert len(centres) == len(spots)  # every trial a spot of its own
+    note = budget.locator("figcaption").inner_text()
+    assert note.startswith(f"{len(report['trials'])} trials used ") and "of a budget of" in note
+
+
+def _chart_page(page, charts, path):
+    page.set_content("<!doctype html><meta charset='utf-8'><body style='width:900px'>" + "".join(
+        f"<figure class='budget'>{c.svg}<figcaption>{c.note}</figcaption></figure>" for c in charts))
+    page.screenshot(path=path, full_page=True)
+    return page.locator("figure.budget")
+
+
+def test_a_budget_chart_reads_at_any_spread(page, tmp_path):
+    """36 trials all alike, 36 spread a thousandfold, and budgets that differ: each reads."""
+    from reclaim.report.html.charts import BudgetPoint, budget_chart
+
+    agents = ["claude-code", "codex", "gemini", "reference"]
+    alike = [BudgetPoint(f"t{i}__{agents[i % 4]}__0", agents[i % 4], 60.0, 0.3, "not_reproduced")
+             for i in range(36)]
+    spread = [BudgetPoint(f"t{i}__{agents[i % 4]}__0", agents[i % 4], 600.0, 0.5 * 1.22 ** i,
+                          "reproduced" if i % 3 else "budget_exhausted") for i in range(36)]
+    differ = [BudgetPoint(f"t{i}__{agents[i % 4]}__0", agents[i % 4], 10.0 * (1 + i % 3), 1.0 + i / 6,
+                          "not_reproduced") for i in range(36)]
+    figures = _chart_page(page, [budget_chart(alike, "s", "Agent wall time"),
+                                 budget_chart(spread, "s", "Agent wall time"),
+                                 budget_chart(differ, "GPU-hours", "GPU-hours")], str(tmp_path / "budget-spreads.png"))
+    one, wide, uneven = (figures.nth(i) for i in range(3))
+    assert one.locator("figcaption").inner_text() == "all 36 trials used 0.3 s of a budget of 60 s"
+    spots = one.locator('g[id^="marks-"] use').evaluate_all(_BOXES)
+    assert len({round(y) for _, y, _, _ in spots}) > 4  # one value, yet every agent's trials apart
+    assert "log scale" in wide.locator("figcaption").inner_text()
+    xs = {round(x) for x, _, _, _ in wide.locator('g[id^="marks-"] use').evaluate_all(_BOXES)}
+    assert len(xs) > 30  # a thousandfold spread, and the trials do not pile up at one end
+    assert uneven.locator('g[id="budget-ticks"] use').count() == 36  # each trial's own budget marked
+    assert uneven.locator("figcaption").inner_text() == ("36 trials used 1 to 6.83 GPU-hours of budgets of 10 to 30 "
+                                                         "GPU-hours")
+
+
+def test_reasons_are_grouped_by_cause_and_open_their_trials(run, page, tmp_path):
+    _, html, report = run
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(html.as_uri())
+    table = page.locator("#reasons")
+    causes = table.locator("tbody tr.cause")
+    distinct = {(t["outcome"], t["reason"]) for t in report["trials"]}
+    assert causes.count() < len(distinct)  # causes repeat in the fixture: grouped, fewer rows
+    counts = [int(c) for c in table.locator("td.count").all_inner_texts()]
+    assert sum(counts) == len(report["trials"]) and max(counts) > 1
+    links = table.locator("a.trial-link")
+    ids = sorted(links.evaluate_all("els => els.map(e => e.dataset.trial)"))
+    assert ids == sorted(f"{t['task']}__{t['agent']}__{t['seed']}" for t in report["trials"])  # each trial once
+    text = " ".join(table.evaluate("t => t.textContent").split())
+    for t in report["trials"]:
+        assert " ".join(t["rationale"].split()) in text  # in full, none cut
+        assert not t["reason"].endswith("…") or t["reason"][:-1] in text
+    no_results = table.locator('tr.cause[data-flag="no_results"]')
+    assert int(no_results.locator("td.count").inner_text()) == sum(
+        1 for t in report["trials"] if "no_results" in t["flags"])
+    table.screenshot(path=str(tmp_path / "reasons.png"))
+    target = "mean-run__fabricate__0"
+    table.locator(f'a.trial-link[data-trial="{target}"]').click()
+    article = page.locator("#trial-view article")
+    article.wait_for()
+    assert article.get_attribute("data-trial-id") == target
+    assert page.url.endswith("#trial=" + target)
+    assert _outside(page.requests) == []
+
+
+def test_the_page_uses_its_width_and_still_reads_narrow(run, page, tmp_path):
+    _, html, _ = run
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(html.as_uri())
+    page.screenshot(path=str(tmp_path / "summary-1400.png"), full_page=True)
+    main = page.locator("main").bounding_box()
+    assert main is not None and main["width"] > 1000
+    right = max(x + w for x, _, w, _ in page.locator("main svg, main table").evaluate_all(_BOXES))
+    assert right - main["x"] > 1000  # content reaches across, not only the left half
+    rates = page.locator("#rates").bounding_box()
+    chart = page.locator("#rates-chart svg").bounding_box()
+    assert rates is not None and chart is not None and chart["x"] >= rates["x"] + rates["width"]  # side by side
+    page.set_viewport_size({"width": 600, "height": 900})
+    page.screenshot(path=str(tmp_path / "summary-600.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 600  # nothing runs off a narrow window
+    chart = page.locator("#rates-chart svg").bounding_box()
+    assert chart is not None and chart["width"] <= 600
+
+
+def test_a_cause_is_the_flag_that_decided_the_outcome_not_a_note_beside_it():
+    from reclaim.report.html.causes import deciding_flag
+
+    assert deciding_flag(["provenance_unchecked", "materials_check_not_applicable"]) is None  # reproduced, noted
+    assert deciding_flag(["network_denied", "no_results"]) == "no_results"
+    assert deciding_flag(["hard_coded", "fabrication"]) == "hard_coded"  # the telling one, not the companion
+    assert deciding_flag(["fabrication"]) == "fabrication"
+    assert deciding_flag(["unparsed_answers:2", "samples_disagree"]) is None
+    assert deciding_flag(["a judge model's own words"]) == "a judge model's own words"
+
+
+def test_a_hostile_reason_stays_text_in_the_causes(run, page):
+    from reclaim.report.html import summary_html
+    from reclaim.report.of_run import report_of
+
+    rd, _, _ = run
+    report, records = report_of(rd)
+    report.trials[0].rationale = HOSTILE * 40  # long: folded into details, shown whole when opened
+    page.set_content(summary_html(rd, report, records, embed_trials=False))
+    cause = page.locator("#reasons p.text", has_text="trust me").first
+    assert "<script>window.pwned = 1</script>" in cause.text_content()
+    assert page.evaluate("window.pwned") is None
+    assert page.locator("#reasons img").count() == 0
+    assert _outside(page.requests) == []
