@@ -206,6 +206,7 @@ def sh(line: str, cwd: Path) -> subprocess.CompletedProcess:
 RUNNABLE = [doc for doc in DOCS if any(b.doc == doc and b.marker for b in ALL_BLOCKS)]
 
 
+@pytest.mark.slow  # runs whole trials
 @pytest.mark.parametrize("doc", RUNNABLE, ids=[d.name for d in RUNNABLE])
 def test_walkthrough_runs(doc: Path, tmp_path: Path):
     """The marked blocks of a guide, in order, in one folder: files written, commands run, output as shown."""
