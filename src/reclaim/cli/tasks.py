@@ -46,18 +46,20 @@ def list_tasks(suite: Annotated[Optional[str], typer.Argument(help="Suite folder
     # and the hash, the least read, is left out
     wide = console.width >= 100
     table = Table(title=f"{s.meta.name} {s.meta.version}: {plural(len(s.tasks), 'task')}", title_justify="left",
-                  highlight=False, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+                  highlight=False, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
     cols = ["task", "level", "area", "target", "budget", "status", "hash"] if wide else \
         ["task", "level", "target", "budget", "status"]
-    longest = max((len(t.id) for t in s.tasks), default=4)
-    for col in cols:  # a task id stays whole up to 32 characters
-        table.add_column(col, min_width=min(longest, 32) if col == "task" else len(col), overflow="fold",
-                         no_wrap=col in ("task", "level", "hash"))
     arrow = {"higher_is_better": "≥", "lower_is_better": "≤", "match": "≈"}
+    targets = {t.id: [f"{m.name} " + ("pending" if m.pending else f"{arrow[m.direction.value]} {m.value:g}")
+                      for m in t.spec.metrics()] for t in s.tasks}
+    longest = {"task": max((len(t.id) for t in s.tasks), default=4),
+               "target": max((len(line) for lines in targets.values() for line in lines), default=6)}
+    for col in cols:  # a task id stays whole up to 32 characters, a metric and its target up to 24
+        table.add_column(col, min_width=max(len(col), min(longest.get(col, 0), 32 if col == "task" else 24)),
+                         overflow="fold", no_wrap=col in ("task", "level", "hash"))
     for t in sorted(s.tasks, key=lambda t: t.spec.level.rank):
         sp = t.spec
-        target = "\n".join(f"{m.name} " + ("pending" if m.pending else f"{arrow[m.direction.value]} {m.value:g}")
-                           for m in sp.metrics())
+        target = "\n".join(targets[t.id])
         budget = f"{sp.budget.wall_minutes:g} min\n{sp.budget.gpu_hours:g} GPU-h"
         row = [t.id, sp.level.value] + ([sp.area or "-"] if wide else []) + [target, budget, status(t)]
         table.add_row(*row, *([t.hash[:8]] if wide else []))
@@ -301,20 +303,33 @@ def new_task(
     task_id: Annotated[str, typer.Argument(metavar="ID", help="Task id (lowercase letters, digits, dashes): "
                                                               "also the name of its folder.")],
     level: Annotated[Level, typer.Option(help="The level the task is posed at.")],
-    suite: Annotated[Path, typer.Option(help="Suite folder to write the task in (made, with a suite.yaml, "
-                                             "when it has none).")] = Path("."),
+    suite: Annotated[Optional[Path], typer.Option(
+        help="Suite folder to write the task in; a folder without a suite.yaml becomes a new suite (made "
+             "with one). Default: the current folder, which must hold a suite.yaml.", show_default=False)] = None,
 ) -> None:
     """Write a task skeleton to fill in: task.yaml with every required field as a FILL IN and the
     optional ones as comments, placeholder paper.md and reference/reproduce.sh, and the material
     folders of the level. `tasks validate` names every placeholder left until it is filled in."""
     from reclaim.spec.load import load_suite_meta
-    from reclaim.spec.skeleton import SkeletonError, write_skeleton
+    from reclaim.spec.skeleton import SUITE_FILE, SkeletonError, write_skeleton
 
+    if suite is None:  # a suite.yaml is never written by surprise into whatever folder the shell is in
+        suite = Path(".")
+        if not (suite / SUITE_FILE).is_file():
+            err.print(f"[bold red]error:[/] this folder ({escape(str(Path.cwd()))}) is not a suite (no {SUITE_FILE}): "
+                      f"run this inside a suite folder, or give --suite DIR (a new folder becomes a new suite)",
+                      highlight=False, soft_wrap=True)
+            raise typer.Exit(2)
+    new_suite = not (suite / SUITE_FILE).is_file()
     try:
         written = write_skeleton(suite, task_id, level)
     except SkeletonError as e:
         err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False)
         raise typer.Exit(2) from None
+    if new_suite and (suite / SUITE_FILE) in written:
+        console.print(f"[green]✓[/] new suite: wrote {escape(str(suite / SUITE_FILE))} "
+                      f"(name {escape(load_suite_meta(suite).name)}, version 0.1: edit them there)", highlight=False)
+        written.remove(suite / SUITE_FILE)
     task_dir = suite / task_id
     console.print(f"[green]✓[/] wrote {escape(str(task_dir))} (level {level.value}):", highlight=False)
     for p in written:

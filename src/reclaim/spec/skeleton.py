@@ -153,9 +153,9 @@ git, http or hub source and delete the folder), then delete this file.
 """
 
 
-def suite_yaml(name: str) -> str:
-    return f"name: {name}\nversion: '0.1'\ndescription: ''\n# tasks: [{name}-task]   # the task folders, in order " \
-           "(default: every folder with task.yaml); a folder not listed is skipped\n"
+def suite_yaml(name: str, task_id: str) -> str:
+    return (f"name: {name}\nversion: '0.1'\ndescription: ''\n# tasks: [{task_id}]   # the task folders, in order "
+            "(default: every folder with task.yaml); a folder not listed is skipped\n")
 
 
 def suite_name(folder: Path) -> str:
@@ -175,7 +175,7 @@ def write_skeleton(suite: Path, task_id: str, level: Level) -> list[Path]:
     written: list[Path] = []
     suite.mkdir(parents=True, exist_ok=True)
     if not (suite / SUITE_FILE).exists():
-        (suite / SUITE_FILE).write_text(suite_yaml(suite_name(suite)), encoding="utf-8")
+        (suite / SUITE_FILE).write_text(suite_yaml(suite_name(suite), task_id), encoding="utf-8")
         written.append(suite / SUITE_FILE)
     task_dir.mkdir()
     files = {TASK_FILE: task_yaml(task_id, level), "paper.md": PAPER_MD, "reference/reproduce.sh": REPRODUCE_SH}
