@@ -54,9 +54,13 @@ def list_tasks(suite: Annotated[Optional[str], typer.Argument(help="Suite folder
                       for m in t.spec.metrics()] for t in s.tasks}
     longest = {"task": max((len(t.id) for t in s.tasks), default=4),
                "target": max((len(line) for lines in targets.values() for line in lines), default=6)}
-    for col in cols:  # a task id stays whole up to 32 characters, a metric and its target up to 24
-        table.add_column(col, min_width=max(len(col), min(longest.get(col, 0), 32 if col == "task" else 24)),
-                         overflow="fold", no_wrap=col in ("task", "level", "hash"))
+    longest["status"] = max((len(word) for t in s.tasks for word in status(t).split()), default=6)
+    mins = {col: len(col) for col in cols} | {"task": min(longest["task"], 32), "level": 11, "budget": 7,
+                                              "status": longest["status"]}
+    room = console.width - sum(mins.values()) - 2 * (len(cols) - 1)  # what is left for a target to keep whole
+    mins["target"] = max(mins["target"], min(longest["target"], mins["target"] + max(room, 0)))
+    for col in cols:  # a task id stays whole up to 32 characters, a metric and its target where room allows
+        table.add_column(col, min_width=mins[col], overflow="fold", no_wrap=col in ("task", "level", "hash"))
     for t in sorted(s.tasks, key=lambda t: t.spec.level.rank):
         sp = t.spec
         target = "\n".join(targets[t.id])
