@@ -36,7 +36,7 @@ def _fits(out: str, columns: int = 80) -> None:
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory, sandbox_name) -> tuple[Path, str, subprocess.CompletedProcess]:
-    """One run of three levels × reference, nop, fabricate, made by `reclaim run` in a folder of its own
+    """One run of three levels by reference, nop, fabricate, made by `reclaim run` in a folder of its own
     (runs in ./runs, so its id names it): (that folder, the run id, the run's own output)."""
     here = tmp_path_factory.mktemp("narrow")
     suite = write_suite(here / "suite", [task_yaml("mean-run", "run"), task_yaml("mean-retrain", "retrain"),

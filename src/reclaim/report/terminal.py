@@ -60,7 +60,9 @@ def _rates(r: Report) -> Table:
     errors = any(row.errors for *_, row in level_rows(r))  # a column of zeros says nothing: the totals do
     columns: list[tuple[str, JustifyMethod]] = [
         ("level", "left"), ("agent", "left"), ("trials", "right"), ("reproduced", "right"), ("rate", "right"),
-        ("95 % CI", "left")] + ([("errors", "right")] if errors else [])
+        ("95 % CI", "left")]
+    if errors:
+        columns.append(("errors", "right"))
     for col, just in columns:
         _col(main, col, just)
     for level, block, agent, row in level_rows(r):
