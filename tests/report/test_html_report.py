@@ -343,16 +343,29 @@ def test_a_cause_is_the_flag_that_decided_the_outcome_not_a_note_beside_it():
     assert deciding_flag(["a judge model's own words"]) == "a judge model's own words"
 
 
-def test_a_hostile_reason_stays_text_in_the_causes(run, page):
+def test_many_reasons_fold_and_a_hostile_one_stays_text(run, page, tmp_path):
+    """36 trials of one cause, each with a reason of its own (one hostile and long): the first
+    reasons shown, the rest folded; every byte text."""
     from reclaim.report.html import summary_html
     from reclaim.report.of_run import report_of
 
     rd, _, _ = run
     report, records = report_of(rd)
-    report.trials[0].rationale = HOSTILE * 40  # long: folded into details, shown whole when opened
+    row = next(t for t in report.trials if "no_results" in t.flags)
+    report.trials += [row.model_copy(update={"seed": 100 + i, "rationale": f"left no result, try {i}"})
+                      for i in range(35)]
+    report.trials[-1].rationale = HOSTILE * 40  # long: folded into details, shown whole when opened
+    page.set_viewport_size({"width": 1400, "height": 900})
     page.set_content(summary_html(rd, report, records, embed_trials=False))
-    cause = page.locator("#reasons p.text", has_text="trust me").first
-    assert "<script>window.pwned = 1</script>" in cause.text_content()
+    cause = page.locator('#reasons tr.cause[data-flag="no_results"]')
+    assert int(cause.locator("td.count").inner_text()) == 4 + 35
+    assert cause.locator("td.texts > .reason").count() == 5
+    more = cause.locator("td.texts > details.more")
+    assert more.locator("summary").first.inner_text() == "31 more reasons"
+    more.locator("summary").first.click()
+    cause.screenshot(path=str(tmp_path / "reasons-many.png"))
+    hostile = page.locator("#reasons p.text", has_text="trust me").first
+    assert "<script>window.pwned = 1</script>" in hostile.text_content()
     assert page.evaluate("window.pwned") is None
     assert page.locator("#reasons img").count() == 0
     assert _outside(page.requests) == []
