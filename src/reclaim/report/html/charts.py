@@ -133,7 +133,7 @@ def _spread(points: list[BudgetPoint], unit: str, common: float | None, log: boo
     of = (f" of a budget of {_num(common)} {unit}" if common else
           f" of budgets of {_num(budgets[0])} to {_num(budgets[-1])} {unit}" if budgets else "")
     if len({_num(u) for u in used}) == 1:
-        return f"all {n} trials used {_num(hi)} {unit}{of}"
+        return f"{f'all {n} trials' if n > 1 else 'the one trial'} used {_num(hi)} {unit}{of}"
     note = f"{n} trials used {_num(lo)} to {_num(hi)} {unit}{of}"
     if common:
         note += f" (at most {100 * hi / common:.0f} % of it)" if hi / common >= 0.01 else " (under 1 % of it)"
@@ -188,7 +188,7 @@ def budget_chart(points: list[BudgetPoint], unit: str, title: str) -> BudgetChar
         ax.set_xscale("log")
     ax.set_xlim(lo, hi)
     ax.set_yticks(range(len(agents)), agents)
-    ax.set_ylim(len(agents) - 0.5, -0.5)  # the first agent on top
+    ax.set_ylim(max(1, len(agents)) - 0.5, -0.5)  # the first agent on top
     ax.set_xlabel(f"used ({unit})")
     ax.set_title(title)
     if points:
