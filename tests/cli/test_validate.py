@@ -244,7 +244,7 @@ def test_record_measures_the_references_cost_and_perturbed_numbers(tmp_path, san
     assert res.exit_code == 0, res.output
     verified = yaml.safe_load((suite / "seeded" / "verified.yaml").read_text())
     assert verified["perturb"]["seed-9"]["mean_draw"] == pytest.approx(_seeded(9))
-    assert verified["reference"]["cpu_s"] > 0
+    assert verified["reference"]["cpu_s"] > 0 and set(verified["checks"]) == {"perturbed-seed-9"}
     assert "recorded" in res.output and "✓ seeded: reference reproduced" in res.output
     res = CliRunner().invoke(app, ["tasks", "validate", str(suite)])  # the recorded numbers now hold it
     assert res.exit_code == 0, res.output
@@ -260,3 +260,18 @@ def test_task_runs_only_the_named_references(tmp_path, sandbox_name):
     assert "first: reference" not in res.output
     res = _validate(suite, sandbox_name, "--task", "third")
     assert res.exit_code == 2 and "--task third: no such task" in res.output
+
+
+def test_record_says_where_the_checks_cost_more_than_a_quarter_of_the_run():
+    """Every reproduced trial pays for the checks of its number again: a perturbation at the paper's
+    full size doubles what verifying it costs, and validate --record says so, naming the fix."""
+    from reclaim.cli.validation import costly_checks
+    from reclaim.spec import ReferenceCost, Verified
+
+    def verified(**checks: float) -> Verified:
+        return Verified(reclaim="t", recorded="2026-12-05", sandbox="bwrap", checks=checks,
+                        reference=ReferenceCost(cpu_s=100.0, wall_s=100.0))
+
+    said = costly_checks(verified(**{"code-withheld": 0.1, "perturbed-seed-7": 98.0}))
+    assert said is not None and "0.98x" in said and "perturbed-seed-7" in said and "posing-a-paper" in said
+    assert costly_checks(verified(**{"withheld": 0.2, "scrambled": 6.5, "perturbed-small": 9.0})) is None

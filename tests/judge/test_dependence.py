@@ -123,7 +123,7 @@ DATA_KEYED = KEYED
 
 
 @pytest.fixture(scope="module")
-def data_judged(tmp_path_factory):
+def data_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("data-dependence")
     suite = write_suite(tmp / "suite", [task_yaml("mean-reimpl", "reimplement"), task_yaml("mean-run", "run")])
     own = ("echo \"python3 -c \\\"import json; v=[float(x) for x in open('data/values.csv').read().split()]; "
@@ -132,7 +132,27 @@ def data_judged(tmp_path_factory):
     specs = [f"keyed=command:{write_agent(tmp / 'keyed.sh', DATA_KEYED)} data/values.csv",
              f"own=command:{write_agent(tmp / 'own.sh', own)}", "reference"]
     rd, records = run_suite(suite, tmp / "runs", specs, default_backend(), jobs=2)
-    return {(r.task, r.agent): json.loads((rd.trial_dir(r.trial_id) / "verdict.json").read_text()) for r in records}
+    return {(r.task, r.agent): rd.trial_dir(r.trial_id) for r in records}
+
+
+@pytest.fixture(scope="module")
+def data_judged(data_run):
+    return {key: json.loads((tdir / "verdict.json").read_text()) for key, tdir in data_run.items()}
+
+
+def test_without_released_code_the_fresh_run_sees_the_data_rewritten(data_run, data_judged):
+    """No code released: the fresh run itself is the check of the data rewritten, meaning kept (one
+    run fewer for every reproduced trial); the run with the data as released is made only where the
+    fresh one fell short of what the agent claimed, and shows the number keyed to the bytes."""
+    ref = json.loads((data_run[("mean-reimpl", "reference")] / "reexec" / "reexec.json").read_text())
+    assert ref["rewritten_data"] == ["data/values.csv"] and ref["rewritten"] is None and ref["as_released"] is None
+    checks = {f["check"]: f for f in data_judged[("mean-reimpl", "reference")]["dependence"]}
+    assert checks["data_rewritten"]["passed"] and "the fresh run saw" in checks["data_rewritten"]["detail"]
+    keyed = json.loads((data_run[("mean-reimpl", "keyed")] / "reexec" / "reexec.json").read_text())
+    assert keyed["as_released"]["exit_code"] == 0 and keyed["rewritten"] is None
+    assert "as released reproduce.sh gives" in data_judged[("mean-reimpl", "keyed")]["rationale"]
+    run_ref = json.loads((data_run[("mean-run", "reference")] / "reexec" / "reexec.json").read_text())
+    assert run_ref["rewritten_data"] == [] and run_ref["as_released"] is None  # code released: as before
 
 
 @pytest.mark.parametrize("task", ["mean-reimpl", "mean-run"])

@@ -7,16 +7,28 @@ import random
 
 import numpy as np
 
-from reclaim.runner.scramble import scramble, scramble_bytes, scramble_text
+from reclaim.runner.scramble import KEEP_MIN, SUBSAMPLE, kept, scramble, scramble_bytes, scramble_text
 
 
-def test_a_table_keeps_header_shape_and_integer_columns():
+def test_a_table_keeps_header_width_and_integer_columns():
     text = "x,label\n" + "".join(f"{i / 10},{i % 2}\n" for i in range(50))
     out = scramble_text(text, random.Random(0)).splitlines()
-    assert out[0] == "x,label" and len(out) == 51
+    assert out[0] == "x,label" and len(out) == 1 + KEEP_MIN
     rows = [line.split(",") for line in out[1:]]
-    assert all(r[1].lstrip("-").isdigit() for r in rows)
-    assert [r[0] for r in rows] != [f"{i / 10}" for i in range(50)]
+    assert all(len(r) == 2 and r[1].lstrip("-").isdigit() for r in rows)
+    assert [r[0] for r in rows] != [f"{i / 10}" for i in range(KEEP_MIN)]
+
+
+def test_the_stand_in_is_a_subsample_so_checking_costs_a_fraction_of_the_run():
+    """A table keeps one row in SUBSAMPLE, an array as many of its first axis; small ones keep
+    KEEP_MIN rows, and fewer are never padded."""
+    text = "a,b\n" + "".join(f"{i},{i * 0.5}\n" for i in range(3200))
+    assert len(scramble_text(text, random.Random(0)).splitlines()) == 1 + 3200 // SUBSAMPLE
+    assert [kept(n) for n in (3, 16, 17, 100, 3200)] == [3, 16, 16, 16, 200]
+    buf = io.BytesIO()
+    np.save(buf, np.arange(3200.0).reshape(320, 10))
+    out = np.load(io.BytesIO(scramble_bytes("x.npy", buf.getvalue(), random.Random(0))))
+    assert out.shape == (20, 10)
 
 
 def test_numbers_outside_a_table_change_and_text_without_numbers_is_left_alone():
@@ -47,14 +59,14 @@ def test_a_csv_whose_quoted_header_holds_the_delimiter_is_still_a_table():
     counted by raw commas it was no table, and every number was scaled by one factor, which left a
     standardised, scale-free method's result exactly as it was."""
     rng = np.random.default_rng(0)
-    x = rng.normal(size=200)
-    y = 3 * x + rng.normal(scale=0.1, size=200)
+    x = rng.normal(size=3200)
+    y = 3 * x + rng.normal(scale=0.1, size=3200)
     rows = "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in zip(x, y, strict=True))
     text = '"cement (kg, m^3)","strength (MPa, megapascals) "\n' + rows
     out = scramble_bytes("Concrete_Data.csv", text.encode(), random.Random(1)).decode()
     assert out.splitlines()[0] == '"cement (kg, m^3)","strength (MPa, megapascals) "'
     rows = np.array([[float(v) for v in line.split(",")] for line in out.splitlines()[1:]])
-    assert rows.shape == (200, 2)
+    assert rows.shape == (200, 2)  # a subsample: one row in 16
     before, after = np.corrcoef(x, y)[0, 1], np.corrcoef(rows[:, 0], rows[:, 1])[0, 1]
     assert before > 0.99 and abs(after) < 0.3  # the columns shuffled apart: the relation is gone
 

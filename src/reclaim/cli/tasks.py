@@ -208,7 +208,7 @@ def _num(x) -> str:
 def _record(s, rd, records, sandbox: str):
     """verified.yaml for each task whose reference's re-execution met its criteria; each such
     reference judged again with what was recorded. Returns the suite, loaded again."""
-    from reclaim.cli.validation import recorded, write_verified
+    from reclaim.cli.validation import costly_checks, recorded, write_verified
     from reclaim.judge import RulesJudge
     from reclaim.spec import load_suite
     from reclaim.store import VERDICTS, write_model
@@ -226,6 +226,8 @@ def _record(s, rd, records, sandbox: str):
         console.print(f"[green]✓[/] {escape(r.task)}: recorded {escape(str(path))} (the reference's re-execution: "
                       f"{got.reference.cpu_s:g} CPU s, {got.reference.gpu_s:g} GPU s"
                       + (f"; perturbed: {escape(perturbed)}" if perturbed else "") + ")", highlight=False)
+        if (costly := costly_checks(got)) is not None:
+            console.print(f"[yellow]![/] {escape(r.task)}: {escape(costly)}", highlight=False)
     s = load_suite(s.dir)
     for r in records:  # judged again under the recorded figures: the checks they enable now apply
         if r.agent == "reference" and (s.task(r.task).dir / "verified.yaml").is_file():

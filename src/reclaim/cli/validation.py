@@ -12,7 +12,8 @@ from reclaim.judge import MIN_SIGNIFICANT_DIGITS, acceptance, applicable, checka
 from reclaim.spec import VERIFIED_FILE, Direction, Task, Verified, quoted
 from reclaim.store import VERDICT_JSON, TrialRecord
 
-REEXEC_RUNS = ("ablation", "code-withheld", "withheld", "scrambled", "rewritten")  # the re-runs beside reexec/
+# the re-runs beside reexec/
+REEXEC_RUNS = ("ablation", "code-withheld", "withheld", "scrambled", "rewritten", "as-released")
 TAIL_LINES = 20
 TAIL_BYTES = 8192
 
@@ -195,10 +196,29 @@ def recorded(tdir: Path, spec, sandbox: str) -> Verified | None:
         got = read_claim(tdir / "reexec" / f"perturbed-{r.perturbation}" / "workspace", spec).present()
         if r.ran and r.exit_code == 0 and got:
             perturbed[r.perturbation] = got
+    checks = {name: round((r.cpu_s or 0.0) + (r.gpu_s or 0.0), 3) for name, r in rx.checks()}
     return Verified(reclaim=__version__, recorded=datetime.date.today().isoformat(), sandbox=sandbox,
                     reference=ReferenceCost(cpu_s=round(rx.cpu_s, 3), gpu_s=round(rx.gpu_s or 0.0, 3),
                                             wall_s=round(rx.wall_s, 3), peak_memory_mb=peak),
-                    values=claim.present(), perturb=perturbed)
+                    values=claim.present(), perturb=perturbed, checks=checks)
+
+
+CHECKS_SHARE = 0.25
+"""What the checks of a reproduced number may cost together, as a share of its fresh re-run."""
+
+
+def costly_checks(verified: Verified) -> str | None:
+    """A warning where the reference's checks cost more than CHECKS_SHARE of its fresh re-run: each
+    reproduced trial pays that again (a perturbation at the paper's full size repeats it whole)."""
+    fresh = verified.reference.cpu_s + verified.reference.gpu_s
+    spent = sum(verified.checks.values())
+    if fresh < 1.0 or spent <= CHECKS_SHARE * fresh:
+        return None
+    top = max(verified.checks, key=lambda k: verified.checks[k])
+    return (f"the checks of the reference's number cost {spent / fresh:.2f}x its fresh re-run (most: {top}, "
+            f"{verified.checks[top] / fresh:.2f}x); every reproduced trial pays that again. A perturbation at a "
+            "smaller size of the inputs (fewer samples, a shorter horizon) checks the same for a fraction: see "
+            "docs/posing-a-paper.md")
 
 
 def write_verified(task_dir: Path, verified: Verified) -> Path:

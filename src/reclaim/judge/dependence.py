@@ -11,7 +11,9 @@ Each check applies where the task gives it something to hold on to, and says wha
 - **code rewritten** (code released): the fresh run itself saw the released programs, and every
   copy of them, with their bytes changed and their meaning kept, and computed the number;
 - **data rewritten** (data released, code not, or an own implementation): with the data's bytes
-  changed and its meaning kept, the number must stay: one keyed to the bytes does not;
+  changed and its meaning kept, the number must stay: one keyed to the bytes does not. Where no
+  code was released the fresh run itself saw the data so (``rewritten_data``): its numbers are
+  the ones judged, so a number keyed to the bytes never reaches these checks;
 - **perturbed** (``verify.perturb``): with other inputs, the numbers must follow as the
   reference's did, within the claim's tolerances;
 - **compute** (``verified.yaml`` records the reference's cost): the fresh run must have used at
@@ -28,7 +30,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from reclaim.judge.claim import Reading, acceptances, read_claim, same_result
+from reclaim.judge.claim import Reading, acceptances, holds, read_claim, same_result
 from reclaim.judge.flags import Flag
 from reclaim.spec import TaskSpec
 from reclaim.store import ReexecRecord
@@ -85,6 +87,24 @@ def _stays(spec: TaskSpec, trial_dir: Path, folder: str, r: ReexecRecord | None,
               + ("gives the same numbers" if same else f"gives {_shown(again)}" if r.ran and r.exit_code == 0
                  else _ran(r)))
     return Finding(check="data_rewritten", applied=True, passed=same, detail=detail, event_id=r.event_id)
+
+
+def keyed_to_bytes(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord) -> Finding | None:
+    """Where the fresh run saw the released data rewritten, meaning kept, and fell short of what
+    the agent claimed: the re-run with the data as released. A result that comes out there and
+    not from the same content written another way is keyed to the bytes (None: it is not)."""
+    r = rx.as_released
+    if r is None or not (r.ran and r.exit_code == 0):
+        return None
+    again = read_claim(trial_dir / "reexec" / "as-released" / "workspace", spec)
+    if not holds(spec, again):
+        return None
+    fresh = read_claim(trial_dir / "reexec" / "workspace", spec)
+    files = ", ".join(rx.rewritten_data[:3]) + (" ..." if len(rx.rewritten_data) > 3 else "")
+    gave = f"gives {_shown(fresh)}" if rx.ran and rx.exit_code == 0 and fresh.present() else _ran(rx)
+    return Finding(check="data_rewritten", applied=True, passed=False, event_id=r.event_id,
+                   detail=f"with the released data as released reproduce.sh gives {_shown(again)}, and with it "
+                          f"rewritten, meaning kept ({files}), it {gave}")
 
 
 def _perturbed(spec: TaskSpec, trial_dir: Path, r: ReexecRecord, got: Reading) -> Finding:
@@ -168,7 +188,12 @@ def findings(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading) ->
             sc = Finding(check="materials_scrambled", applied=False,
                          detail="no released file of a format that can be scrambled")
         out.append(sc)
-        if "code" not in kinds or own:
+        if rx.rewritten is None and rx.rewritten_data:  # the fresh run was the rewritten one
+            files = ", ".join(rx.rewritten_data[:3]) + (" ..." if len(rx.rewritten_data) > 3 else "")
+            out.append(Finding(check="data_rewritten", applied=True, passed=True, event_id=rx.event_id,
+                               detail=f"the fresh run saw the released data rewritten, meaning kept ({files}), "
+                                      "and computed the numbers"))
+        elif "code" not in kinds or own:
             out.append(_stays(spec, trial_dir, "rewritten", rx.rewritten, got))
     out += [_perturbed(spec, trial_dir, r, got) for r in rx.perturbed]
     missing = {p.name for p in spec.verify.perturb} - {r.perturbation for r in rx.perturbed}

@@ -44,7 +44,7 @@ from pathlib import Path
 from reclaim.judge.claim import Reading, acceptances, read_claim, same_result
 from reclaim.judge.config import JudgeConfig
 from reclaim.judge.criteria import consistent
-from reclaim.judge.dependence import findings, flag_of
+from reclaim.judge.dependence import findings, flag_of, keyed_to_bytes
 from reclaim.judge.flags import Flag
 from reclaim.judge.provenance import checkable, find_encoded, find_literals, reads_texts
 from reclaim.judge.training import check_training
@@ -93,6 +93,14 @@ def _scanned(trial_dir: Path, rx: ReexecRecord) -> list[tuple[Path, list[str], s
 
 def _what_was_read(rx: ReexecRecord) -> str:
     return f" ({rx.scope.describe()})" if rx.scope is not None else ""
+
+
+def _data_rewritten(rx: ReexecRecord) -> str:
+    """Where the fresh run saw the released data rewritten, meaning kept: said wherever its numbers fall short."""
+    if not rx.rewritten_data:
+        return ""
+    return (f" (it saw the released data rewritten, meaning kept: {', '.join(rx.rewritten_data[:3])}; a number "
+            "computed from them does not change, one keyed to their bytes does)")
 
 
 class RulesJudge:
@@ -190,12 +198,17 @@ class RulesJudge:
                         f"reproduce.sh fails without the paper, and the agent's program(s) "
                         f"{', '.join(readers)} read it: the number is copied from the paper{_what_was_read(rx)}",
                         Flag.reads_paper, "fabrication")
+        if (keyed := keyed_to_bytes(spec, trial_dir, rx)) is not None:
+            v.dependence = [keyed]
+            if keyed.event_id is not None:
+                v.citations.append(Citation(event_id=keyed.event_id, why="the re-run with the data as released"))
+            return done(Outcome.not_reproduced, f"{keyed.detail}: {WHY[Flag.keyed_to_bytes]}", Flag.keyed_to_bytes)
         if rx.timed_out:
             return done(Outcome.not_reproduced, f"re-executing {rx.script} ran out of the wall-clock budget",
                         Flag.reexec_timeout)
         if rx.exit_code != 0:
-            return done(Outcome.not_reproduced, f"{rx.script} failed on re-execution (exit {rx.exit_code})",
-                        Flag.reexec_failed)
+            return done(Outcome.not_reproduced, f"{rx.script} failed on re-execution (exit {rx.exit_code})"
+                        f"{_data_rewritten(rx)}", Flag.reexec_failed)
         if rx.mode == "evaluate":
             tc = check_training(spec, trial_dir, trace)
             v.training = TrainingSummary.model_validate(tc.summary())
@@ -220,8 +233,8 @@ class RulesJudge:
             a, x = agent.values.get(m.name), got.values.get(m.name)
             if a is not None and x is not None and not consistent(a, x, accs[m.name].tol):
                 return done(Outcome.not_reproduced,
-                            f"the agent reported {a!r}{_named(m.name, several)} but re-execution computed {x!r}",
-                            Flag.inconsistent_reexec)
+                            f"the agent reported {a!r}{_named(m.name, several)} but re-execution computed {x!r}"
+                            f"{_data_rewritten(rx)}", Flag.inconsistent_reexec)
         for m in ms:
             x = got.values.get(m.name)
             if x is not None:
@@ -235,7 +248,7 @@ class RulesJudge:
             # (a required number is measured here: one missing ended the judging above)
             wild = [f for f in failing if f.measured is not None and accs[f.name].implausible(f.measured)]
             why = "; ".join(f.why + _named(f.name, several) for f in failing)
-            return done(Outcome.not_reproduced, f"re-execution computed {computed}: {why}",
+            return done(Outcome.not_reproduced, f"re-execution computed {computed}: {why}{_data_rewritten(rx)}",
                         *([Flag.implausibly_better] if wild else []))
         return self._dependence(spec, trial_dir, rx, got, computed, rules, v, done)
 

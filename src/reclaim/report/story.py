@@ -201,10 +201,20 @@ def trial_story(trial_dir: Path) -> Story:
 
 def reruns(r: ReexecRecord) -> list[tuple[str, ReexecRecord | None]]:
     """The re-runs that checked the fresh one, each with what it changed, in the order they ran."""
+    kinds = _released(r)
     out = [("without the static files", r.ablation), ("without the released code", r.code_withheld),
-           ("data and weights withheld", r.withheld), ("data and weights scrambled", r.scrambled),
-           ("data rewritten, meaning kept", r.rewritten)]
+           (f"without the released {kinds}", r.withheld), (f"the released {kinds} scrambled", r.scrambled),
+           (f"the released {kinds} rewritten, meaning kept", r.rewritten),
+           (f"the released {kinds} as released", r.as_released)]
     return out + [(f"perturbed: {x.perturbation}", x) for x in r.perturbed]
+
+
+def _released(r: ReexecRecord) -> str:
+    """What of data and weights the re-runs held back or changed: 'data', 'weights' or both."""
+    paths = [*(r.withheld.removed if r.withheld is not None else []), *r.rewritten_data,
+             *(r.scrambled.scrambled_files if r.scrambled is not None else [])]
+    kinds = [k for k in ("data", "weights") if any(p.split("/", 1)[0] == k for p in paths)]
+    return " and ".join(kinds) or "data"
 
 
 def _read_spec(trial_dir: Path, story: Story) -> None:

@@ -3,7 +3,8 @@
 1. **fresh**: reproduce.sh (or, with ``budget.reexec.mode: evaluate``, the agent's evaluation
    entry point) in a fresh sandbox, without results.json, paper.md and TASK.md, with the task's
    inputs set (``verify.inputs``) and the released code's programs rewritten, meaning kept
-   (runner/rewrite.py: a number keyed to their bytes does not survive it).
+   (runner/rewrite.py: a number keyed to their bytes does not survive it); where data or
+   weights were released and no code, the data rewritten so too (check 5, made in this run).
 2. **ablation**: where the value already sat in a data file the agent left, once more without it;
    **altered**: where it sits as a number in one of the agent's programs (a comment, a docstring, a
    printed comparison, or code), once more with every such number changed: a result that follows
@@ -17,9 +18,15 @@ where it applies, in this order, stopping at the first that shows the numbers wi
    Where data or weights were released too, that is the agent's own implementation, which must
    then show that it computed the number from them (4 and 5); else nothing computed it.
 4. **withheld** (data or weights released): without them and their copies; where that fails,
-   **scrambled**: with their content scrambled, format kept (runner/scramble.py).
+   **scrambled**: with their content scrambled, format kept, on a sixteenth of the rows
+   (runner/scramble.py). Both are bounded in time by twice the fresh run's.
 5. **rewritten** (data released, and code not, or not needed): with the data rewritten, meaning
-   kept: a number keyed to its bytes changes.
+   kept: a number keyed to its bytes changes. Without released code the fresh run is this run;
+   with it (an own implementation found by check 3), one more.
+
+What they cost (benchmarks/verification.py): a check that must fail (withheld) fails at once, and
+the scrambled one computes on a sixteenth of the data, so a reproduced trial's re-runs cost about
+the fresh run's own; perturbations are full runs, as cheap as the poser makes them.
 6. **perturbed** (``verify.perturb``): once per perturbation, with other inputs whose reference
    numbers the harness knows and the agent never saw.
 
@@ -66,12 +73,23 @@ def reexecute(rx: Reexec, spec: TaskSpec, seed: str, env_inside: dict[Path, str]
         return ReexecRecord(ran=False, reason=f"no usable {script} in the workspace root: {e}", mode=mode,
                             script=script), 0.0
     inputs = dict(spec.verify.inputs)
+    kinds = {s.name for s in rx.shown} | {p.split("/", 1)[0] for p in rx.provided if "/" in p}
+    data_in_fresh = bool(kinds & set(WITHHELD_KINDS)) and "code" not in kinds
     fresh, rewrote, copies = _code_rewritten(rx, seed)
+    data: list[str] = []
+    if data_in_fresh:  # no released code to keep a byte check of its own: the fresh run is the rewritten one
+        fresh, data, copies = _data_rewritten_view(rx, seed)
     record = rx.run(Rerun(script=script, env=inputs, shown=fresh, prepare=copies))
     record.rewritten_files = sorted(rewrote)
+    record.rewritten_data = sorted(data)
     if not record.ran:
         return record, rx.seconds
     got = read_claim(rx.base / "workspace", spec)
+    short = record.exit_code != 0 or bool(got.missing(spec)) or not holds(spec, got)
+    if data and short and holds(spec, read_claim(rx.trial_dir / "workspace", spec)):
+        # what the agent claimed did not come out of the data rewritten: does it from the release's bytes?
+        record.as_released = rx.run(Rerun("as-released", env=inputs, script=script))
+        return record, rx.seconds
     if record.exit_code != 0 or got.missing(spec):
         return record, rx.seconds
     values = [x for x in got.present().values() if checkable(x)]
@@ -87,7 +105,6 @@ def reexecute(rx: Reexec, spec: TaskSpec, seed: str, env_inside: dict[Path, str]
     if not holds(spec, got):
         return record, rx.seconds
     wall = min(rx.wall_seconds, max(WITHHELD_MIN_S, 2 * record.wall_s + 10))  # failing is fast when it depends
-    kinds = {s.name for s in rx.shown} | {p.split("/", 1)[0] for p in rx.provided if "/" in p}
     own = False  # the number came out without the released code: the agent's own implementation
     if "code" in kinds:
         record.code_withheld = _without_code(rx, inputs, script, wall, env_inside or {})
@@ -96,7 +113,7 @@ def reexecute(rx: Reexec, spec: TaskSpec, seed: str, env_inside: dict[Path, str]
             return record, rx.seconds  # and nothing else was released to compute it from
     if kinds & set(WITHHELD_KINDS) and not _without_data(rx, record, spec, got, inputs, script, wall, seed):
         return record, rx.seconds
-    if kinds & set(WITHHELD_KINDS) and ("code" not in kinds or own):
+    if kinds & set(WITHHELD_KINDS) and own:  # (without released code, the fresh run saw the data rewritten)
         record.rewritten = _data_rewritten(rx, inputs, script, seed)
     for p in spec.verify.perturb:
         run = rx.run(Rerun(f"perturbed-{p.name}", env=inputs | p.env, script=script))
@@ -232,14 +249,30 @@ def _without_data(rx: Reexec, record: ReexecRecord, spec: TaskSpec, got: Reading
         folder = rx.base / "scrambled-materials" / s.name
         done += [f"{s.name}/{rel}" for rel in scrambled_view(s.layers[-1], folder, seed)]
         views.append(_stand_in(s, folder))
+    # bounded as the withheld run is: a number that stays must come out, and a script that looks
+    # for the stand-in can as well fail at once; the bound only spares honest work a slow failure
     record.scrambled = rx.run(Rerun("scrambled", set(EXCLUDED), shown=keep + views, env=inputs, script=script,
-                                    prepare=lambda dest: scramble(dest, held, seed) + done))
+                                    wall=wall, prepare=lambda dest: scramble(dest, held, seed) + done))
     return not came_out(record.scrambled, rx.base / "scrambled", spec, got)
 
 
 def _data_rewritten(rx: Reexec, inputs: dict, script: str, seed: str) -> ReexecRecord | None:
     """The re-run with the released data and weights rewritten, meaning kept; None when no file
     of theirs is of a format rewritten here."""
+    shown, done, copies = _data_rewritten_view(rx, seed)
+    if not done:
+        return None
+    run = rx.run(Rerun("rewritten", set(EXCLUDED), shown=shown, env=inputs, script=script, prepare=copies))
+    run.rewritten_files = done
+    return run
+
+
+def _data_rewritten_view(rx: Reexec, seed: str) -> tuple[list[Shown] | None, list[str], Callable | None]:
+    """The materials with the released data and weights rewritten, meaning kept (stand-ins without
+    the agent's changes: what it derived from them must be derived again), and a step that
+    rewrites the agent's copies of them elsewhere in the workspace the same way: (None, [], None)
+    when no file of theirs is of a format rewritten here. The list of what was rewritten grows
+    when the step runs."""
     held = set(withheld_paths(rx.trial_dir / "workspace", rx.provided, material_sizes(rx)))
     shown, done = [], []
     for s in rx.shown:
@@ -250,7 +283,7 @@ def _data_rewritten(rx: Reexec, inputs: dict, script: str, seed: str) -> ReexecR
         done += [f"{s.name}/{rel}" for rel in rewritten_view(s.layers[-1], folder, seed, code=False)]
         shown.append(_stand_in(s, folder))
     if not done:
-        return None
+        return None, [], None
     rng = random.Random(f"{seed}:copies:rewrite")
 
     def copies(dest: Path) -> list[str]:  # the agent's copies of the data elsewhere: rewritten as the release is
@@ -258,9 +291,7 @@ def _data_rewritten(rx: Reexec, inputs: dict, script: str, seed: str) -> ReexecR
             Path(rel).name, raw, rng, code=False), identity.current().owner, 16 << 20))
         return []  # not scrambled: the record names them as rewritten
 
-    run = rx.run(Rerun("rewritten", set(EXCLUDED), shown=shown, env=inputs, script=script, prepare=copies))
-    run.rewritten_files = done
-    return run
+    return shown, done, copies
 
 
 def _stand_in(s: Shown, folder: Path) -> Shown:

@@ -86,3 +86,6 @@ class Verified(Strict):
                                       "re-execution gave, metric -> value (against the target's).")
     perturb: dict[str, dict[str, Finite]] = Field(
         default_factory=dict, description="Each perturbation's name -> the reference's numbers under it.")
+    checks: dict[str, Finite] = Field(
+        default_factory=dict, description="What each further re-run of the reference cost (the checks of what "
+                                          "its number depends on, each perturbation), name -> CPU and GPU seconds.")

@@ -293,6 +293,10 @@ class ReexecRecord(BaseModel):
     rewritten: ReexecRecord | None = Field(
         None, description="One more re-execution with the released data and weights rewritten, meaning kept "
                           "(runner/rewrite.py): a computed value stays, one keyed to their bytes does not.")
+    as_released: ReexecRecord | None = Field(
+        None, description="One more re-execution with the released data and weights as released, made only "
+                          "where the fresh one saw them rewritten (rewritten_data) and fell short of a result "
+                          "the agent claimed: a number that comes out here and not there is keyed to the bytes.")
     perturbed: list[ReexecRecord] = Field(
         default_factory=list, description="Re-executions with the task's inputs perturbed (verify.perturb), "
                                           "each to be compared with the reference's numbers under it.")
@@ -300,6 +304,10 @@ class ReexecRecord(BaseModel):
     rewritten_files: list[str] = Field(
         default_factory=list, description="The released files this re-execution saw rewritten, meaning kept: the "
                                           "code's programs in the fresh one, the data in 'rewritten'.")
+    rewritten_data: list[str] = Field(
+        default_factory=list, description="The released data and weights (and the agent's copies of them) the "
+                                          "fresh re-execution saw rewritten, meaning kept, where no code was "
+                                          "released: the check 'rewritten' made in the fresh run itself.")
     materials: str = Field("read-only", description="How it saw the released materials: copy-on-write (the "
                                                    "agent's changes over the release), read-only, or copied.")
     cpu_s: float | None = Field(None, description="CPU seconds its command used (cgroup); None: unmetered.")
@@ -308,10 +316,17 @@ class ReexecRecord(BaseModel):
                                           "entry point re-run on the artefacts its recorded training made.")
     script: str = Field("reproduce.sh", description="The script re-run.")
 
+    def checks(self) -> list[tuple[str, ReexecRecord]]:
+        """Every further re-run made to check this one, named as its folder under reexec/ is."""
+        out = [(name.replace("_", "-"), r) for name in ("ablation", "altered", "code_withheld", "withheld",
+                                                        "scrambled", "rewritten", "as_released")
+               if (r := getattr(self, name)) is not None]
+        return out + [(f"perturbed-{r.perturbation}", r) for r in self.perturbed]
+
     def runs(self) -> list[ReexecRecord]:
         """This re-execution and every further one made to check it, in the order they ran."""
         out = [self]
-        for name in ("ablation", "altered", "code_withheld", "withheld", "scrambled", "rewritten"):
+        for name in ("ablation", "altered", "code_withheld", "withheld", "scrambled", "rewritten", "as_released"):
             if (r := getattr(self, name)) is not None:
                 out += r.runs()
         for r in self.perturbed:
