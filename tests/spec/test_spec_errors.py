@@ -118,3 +118,16 @@ def test_missing_files_are_reported_alongside_field_errors(tmp_path):
     with pytest.raises(SpecError) as info:
         load_suite(suite)
     assert sorted(p.field for p in info.value.problems) == ["budget.cpus", "paper.text"]
+
+
+@pytest.mark.parametrize("content", [None, "", "just words\n"], ids=["missing", "empty", "not a mapping"])
+def test_a_missing_or_empty_suite_file_names_what_it_must_hold(tmp_path, content):
+    """A newcomer's first validate met 'suite.yaml: file not found', then 'expected a mapping of
+    keys to values', neither naming name and version nor the command that writes the file."""
+    if content is not None:
+        (tmp_path / "suite.yaml").write_text(content)
+    res = CliRunner().invoke(app, ["tasks", "validate", str(tmp_path)])
+    assert res.exit_code == 1
+    out = " ".join(res.output.split())
+    assert "suite.yaml" in out and "name: my-suite" in out and "version" in out, out
+    assert "reclaim tasks new ID --suite DIR" in out and "docs/task-format.md" in out

@@ -138,11 +138,21 @@ def _losing_branch(err: ErrorDetails, errors: list[ErrorDetails]) -> bool:
     return any(e is not err and e["loc"][:len(loc) - 1] == loc[:-1] and len(e["loc"]) > len(loc) for e in errors)
 
 
+FIRST_LINES = {
+    SUITE_FILE: "at least 'name: my-suite' and 'version: \"1\"' (`reclaim tasks new ID --suite DIR` writes one; "
+                "every field: docs/task-format.md)",
+    "task.yaml": "its fields as docs/task-format.md gives them (`reclaim tasks new ID` writes a skeleton)",
+}
+"""What a file of each name must at least say, for the fix of a missing or empty one."""
+
+
 def read_yaml(path: Path) -> dict[str, Any]:
+    need = FIRST_LINES.get(path.name)
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SpecError([Problem(path, "", "file not found", f"create {path.name}")]) from None
+        raise SpecError([Problem(path, "", "file not found",
+                                 f"create {path.name}" + (f" with {need}" if need else ""))]) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else ""
@@ -150,7 +160,9 @@ def read_yaml(path: Path) -> dict[str, Any]:
             [Problem(path, where, f"not valid YAML: {getattr(e, 'problem', e)}", "fix the YAML syntax")]
         ) from None
     if not isinstance(raw, dict):
-        raise SpecError([Problem(path, "", "expected a mapping of keys to values", "write key: value pairs")])
+        what = "it is empty" if raw is None else f"it holds a {type(raw).__name__}"
+        raise SpecError([Problem(path, "", f"expected a mapping of keys to values ({what})",
+                                 "write key: value pairs" + (f": {need}" if need else ""))])
     return raw
 
 
