@@ -101,6 +101,16 @@ def test_demo_reference_100_nop_and_fabricate_0_at_every_level(demo_run):
     assert all(r.outcome.value == "disqualified" for r in records if r.agent == "fabricate")
 
 
+def test_a_reason_names_each_place_once(demo_run):
+    """A fabricated claim of three numbers on one line was named once per number found there (the
+    same 'reproduce.sh:2: echo ...' five times in one reason)."""
+    rd, records = demo_run
+    for r in records:
+        reason = json.loads((rd.trial_dir(r.trial_id) / "verdict.json").read_text())["rationale"]
+        places = re.findall(r"reproduce\.sh:\d+: [^;]*", reason)
+        assert len(places) == len(set(places)), (r.trial_id, reason)
+
+
 def test_no_adversarial_baseline_is_reproduced_on_any_task(demo_run):
     _, records = demo_run
     expected = {"copy-paper": "disqualified", "overclaim": "not_reproduced", "partial": "not_reproduced"}

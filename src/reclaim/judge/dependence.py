@@ -180,10 +180,11 @@ def findings(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading) ->
                                   if rx.rewritten_files else "no released program of a language rewritten here, or "
                                                              "materials copied"))
     if kinds & {"data", "weights"}:
+        released = " and ".join(k for k in ("data", "weights") if k in kinds)  # as the level gives them
         out.append(_gone(spec, trial_dir, "withheld", rx.withheld, got, "materials_withheld",
-                         "without the released data and weights (and their copies)"))
+                         f"without the released {released} (and their copies)"))
         sc = _gone(spec, trial_dir, "scrambled", rx.scrambled, got, "materials_scrambled",
-                   "with the released data and weights scrambled")
+                   f"with the released {released} scrambled")
         if rx.scrambled is not None and not rx.scrambled.scrambled_files:
             sc = Finding(check="materials_scrambled", applied=False,
                          detail="no released file of a format that can be scrambled")

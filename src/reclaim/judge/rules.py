@@ -275,7 +275,7 @@ class RulesJudge:
                 where = "; ".join(f"{lit.where}{note}" for lit, note in in_code[:3])
                 v.mentions.append(f"{x!r}{_named(name, several)} in {where}")
             elif in_code:
-                where = "; ".join(f"{lit.where}{note}: {lit.text}" for lit, note in in_code[:5])
+                where = "; ".join(dict.fromkeys(f"{lit.where}{note}: {lit.text}" for lit, note in in_code[:5]))
                 follows = ""
                 if rx.altered is not None:
                     assert again is not None  # read wherever rx.altered is
@@ -320,7 +320,7 @@ class RulesJudge:
                 if f.event_id is not None:
                     v.citations.append(Citation(event_id=f.event_id, why=f"the re-run of check {f.check}"))
                 flag = flag_of(f)
-                where = _held(spec, trial_dir, rx, got) if flag in ENCODED else []
+                where = list(dict.fromkeys(_held(spec, trial_dir, rx, got))) if flag in ENCODED else []
                 if where:
                     return done(Outcome.disqualified,
                                 f"{f.detail}, and the agent's own files hold that number: {'; '.join(where[:5])}"
