@@ -207,7 +207,8 @@ def reruns(rx: ReexecRecord) -> list[tuple[str, ReexecRecord]]:
     """Every re-run of a trial, the fresh one first, in the order they ran (read field by field, so
     that this script measures the code before a change as well: PYTHONPATH=<old checkout>/src)."""
     out = [("fresh", rx)]
-    for name in ("ablation", "altered", "code_withheld", "withheld", "scrambled", "rewritten", "as_released"):
+    for name in ("ablation", "altered", "code_withheld", "withheld", "scrambled", "scrambled_whole", "rewritten",
+                 "as_released"):
         if (r := getattr(rx, name, None)) is not None:
             out.append((name.replace("_", "-"), r))
     return out + [(f"perturbed:{r.perturbation}", r) for r in rx.perturbed]

@@ -191,3 +191,34 @@ def test_a_run_far_cheaper_than_the_reference_is_not_computed(tmp_path):
         got["lazy"]["rationale"]
     ref = {f["check"]: f for f in got["reference"]["dependence"]}
     assert got["reference"]["outcome"] == "reproduced" and ref["compute"]["passed"], got["reference"]["rationale"]
+
+
+TABLE_MEAN = ("python3 -c \"import csv, json; x = [float(r['x']) for r in csv.DictReader(open('data/table.csv'))]; "
+              "json.dump({'mean_value': sum(x) / len(x)}, open('results.json', 'w'))\"\n")
+
+
+def test_the_scrambled_check_reads_a_subsample_and_every_row_decides_where_it_stays(tmp_path):
+    """The scrambled stand-in is a sixteenth of the rows (the check costs a sixteenth of a run); a
+    number that stays the same there is checked once more with every row scrambled, which decides:
+    a script that opens the data and prints a number made of constants is caught all the same."""
+    spec = task_yaml("table-mean", "reimplement", **{"target.value": 3.25, "target.claim": "The mean x is 3.25."})
+    suite = write_suite(tmp_path / "suite", [spec], table_mean=f"set -e\n{TABLE_MEAN}")
+    rows = "".join(f"{3.25 + (0.5 if i % 2 else -0.5)},{i}\n" for i in range(400))
+    (suite / "table-mean" / "data" / "table.csv").write_text("x,y\n" + rows)
+    made_up = ("echo \"python3 -c \\\"open('data/table.csv').read(); import json; "
+               "json.dump({'mean_value': sum([3.0, 0.25])}, open('results.json', 'w'))\\\"\" > reproduce.sh\n"
+               "bash reproduce.sh\n")
+    agent = f"madeup=command:{write_agent(tmp_path / 'm.sh', made_up)}"
+    rd, records = run_suite(suite, tmp_path / "runs", ["reference", agent], default_backend())
+    by = {r.agent: rd.trial_dir(r.trial_id) for r in records}
+    ref = json.loads((by["reference"] / "reexec" / "reexec.json").read_text())
+    table = (by["reference"] / "reexec" / "scrambled-materials" / "data" / "table.csv").read_text().splitlines()
+    assert len(table) == 1 + 400 // 16 and ref["scrambled_whole"] is None
+    assert json.loads((by["reference"] / "verdict.json").read_text())["outcome"] == "reproduced"
+    made = json.loads((by["madeup"] / "reexec" / "reexec.json").read_text())
+    assert made["scrambled"]["exit_code"] == 0 and made["scrambled_whole"]["exit_code"] == 0
+    whole = (by["madeup"] / "reexec" / "scrambled-whole-materials" / "data" / "table.csv").read_text().splitlines()
+    assert len(whole) == 401
+    v = json.loads((by["madeup"] / "verdict.json").read_text())
+    assert v["outcome"] == "not_reproduced" and "independent_of_materials" in v["flags"], v["rationale"]
+    assert "every row of the released data scrambled" in v["rationale"]

@@ -131,3 +131,13 @@ def test_a_missing_or_empty_suite_file_names_what_it_must_hold(tmp_path, content
     out = " ".join(res.output.split())
     assert "suite.yaml" in out and "name: my-suite" in out and "version" in out, out
     assert "reclaim tasks new ID --suite DIR" in out and "docs/task-format.md" in out
+
+
+def test_a_rule_of_the_format_reads_in_plain_words(tmp_path):
+    """A rule broken across fields said 'Value error, perturb ...' (pydantic's words) before its own."""
+    spec = task_yaml("bad-perturb", verify={"inputs": {"SEED": "1"}, "perturb": [{"name": "p", "env": {"N": "5"}}]})
+    write_suite(tmp_path / "suite", [spec])
+    with pytest.raises(SpecError) as e:
+        load_suite(tmp_path / "suite")
+    text = str(e.value)
+    assert "perturb 'p' sets N, not among verify.inputs" in text and "Value error" not in text, text

@@ -13,7 +13,7 @@ from reclaim.spec import VERIFIED_FILE, Direction, Task, Verified, quoted
 from reclaim.store import VERDICT_JSON, TrialRecord
 
 # the re-runs beside reexec/
-REEXEC_RUNS = ("ablation", "code-withheld", "withheld", "scrambled", "rewritten", "as-released")
+REEXEC_RUNS = ("ablation", "code-withheld", "withheld", "scrambled", "scrambled-whole", "rewritten", "as-released")
 TAIL_LINES = 20
 TAIL_BYTES = 8192
 

@@ -7,7 +7,8 @@ Each check applies where the task gives it something to hold on to, and says wha
   the number must not come out, unless data or weights were released too and it is the agent's own
   implementation: then the checks on those, the data rewritten included, must hold;
 - **materials withheld / scrambled** (data or weights released): without them it must not come
-  out, and with their content scrambled, format kept, it must not stay the same;
+  out, and with their content scrambled, format kept, it must not stay the same (on a subsample of
+  the rows, and where it stays there, on all of them);
 - **code rewritten** (code released): the fresh run itself saw the released programs, and every
   copy of them, with their bytes changed and their meaning kept, and computed the number;
 - **data rewritten** (data released, code not, or an own implementation): with the data's bytes
@@ -183,8 +184,12 @@ def findings(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading) ->
         released = " and ".join(k for k in ("data", "weights") if k in kinds)  # as the level gives them
         out.append(_gone(spec, trial_dir, "withheld", rx.withheld, got, "materials_withheld",
                          f"without the released {released} (and their copies)"))
-        sc = _gone(spec, trial_dir, "scrambled", rx.scrambled, got, "materials_scrambled",
-                   f"with the released {released} scrambled")
+        if rx.scrambled_whole is not None:  # it stayed on the subsample: every row scrambled decides
+            sc = _gone(spec, trial_dir, "scrambled-whole", rx.scrambled_whole, got, "materials_scrambled",
+                       f"with every row of the released {released} scrambled")
+        else:
+            sc = _gone(spec, trial_dir, "scrambled", rx.scrambled, got, "materials_scrambled",
+                       f"with the released {released} scrambled (a sixteenth of the rows)")
         if rx.scrambled is not None and not rx.scrambled.scrambled_files:
             sc = Finding(check="materials_scrambled", applied=False,
                          detail="no released file of a format that can be scrambled")

@@ -204,6 +204,7 @@ def reruns(r: ReexecRecord) -> list[tuple[str, ReexecRecord | None]]:
     kinds = _released(r)
     out = [("without the static files", r.ablation), ("without the released code", r.code_withheld),
            (f"without the released {kinds}", r.withheld), (f"the released {kinds} scrambled", r.scrambled),
+           (f"every row of the released {kinds} scrambled", r.scrambled_whole),
            (f"the released {kinds} rewritten, meaning kept", r.rewritten),
            (f"the released {kinds} as released", r.as_released)]
     return out + [(f"perturbed: {x.perturbation}", x) for x in r.perturbed]

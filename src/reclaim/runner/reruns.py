@@ -19,7 +19,8 @@ where it applies, in this order, stopping at the first that shows the numbers wi
    then show that it computed the number from them (4 and 5); else nothing computed it.
 4. **withheld** (data or weights released): without them and their copies; where that fails,
    **scrambled**: with their content scrambled, format kept, on a sixteenth of the rows
-   (runner/scramble.py). Both are bounded in time by twice the fresh run's.
+   (runner/scramble.py); where the number stays the same there, **scrambled-whole** decides,
+   every row scrambled. All are bounded in time by twice the fresh run's.
 5. **rewritten** (data released, and code not, or not needed): with the data rewritten, meaning
    kept: a number keyed to its bytes changes. Without released code the fresh run is this run;
    with it (an own implementation found by check 3), one more.
@@ -244,16 +245,50 @@ def _without_data(rx: Reexec, record: ReexecRecord, spec: TaskSpec, got: Reading
     record.withheld.removed = sorted({*held, *unbound})
     if came_out(record.withheld, rx.base / "withheld", spec, got):
         return False
+    views, done = _scrambled_views(rx, "scrambled", shown_data, seed)
+    record.scrambled = _scrambled(rx, "scrambled", keep + views, done, held, inputs, script, wall, seed)
+    if not came_out(record.scrambled, rx.base / "scrambled", spec, got):
+        return True
+    # the number stayed on a sixteenth of the rows, scrambled: every row decides (a few rows can
+    # give a degenerate result, a perfect fit, no outlier, which honest work would be judged on)
+    views, whole = _scrambled_views(rx, "scrambled-whole", shown_data, seed, whole=True)
+    if _same_files(rx.base / "scrambled-materials", rx.base / "scrambled-whole-materials", done, whole):
+        return False  # no file had rows to leave out: the subsample was the whole
+    record.scrambled_whole = _scrambled(rx, "scrambled-whole", keep + views, whole, held, inputs, script, wall, seed,
+                                        whole=True)
+    return not came_out(record.scrambled_whole, rx.base / "scrambled-whole", spec, got)
+
+
+def _scrambled_views(rx: Reexec, folder: str, shown_data: list[Shown], seed: str, whole: bool = False
+                     ) -> tuple[list[Shown], list[str]]:
+    """A scrambled stand-in for each of the released data and weights, shown where it was (a
+    subsample of their rows unless ``whole``), and the files scrambled."""
     views, done = [], []
-    for s in shown_data:  # a scrambled stand-in for each material, shown where it was
-        folder = rx.base / "scrambled-materials" / s.name
-        done += [f"{s.name}/{rel}" for rel in scrambled_view(s.layers[-1], folder, seed)]
-        views.append(_stand_in(s, folder))
-    # bounded as the withheld run is: a number that stays must come out, and a script that looks
-    # for the stand-in can as well fail at once; the bound only spares honest work a slow failure
-    record.scrambled = rx.run(Rerun("scrambled", set(EXCLUDED), shown=keep + views, env=inputs, script=script,
-                                    wall=wall, prepare=lambda dest: scramble(dest, held, seed) + done))
-    return not came_out(record.scrambled, rx.base / "scrambled", spec, got)
+    for s in shown_data:
+        place = rx.base / f"{folder}-materials" / s.name
+        done += [f"{s.name}/{rel}" for rel in scrambled_view(s.layers[-1], place, seed, whole)]
+        views.append(_stand_in(s, place))
+    return views, done
+
+
+def _scrambled(rx: Reexec, folder: str, shown: list[Shown], done: list[str], held: list[str], inputs: dict,
+               script: str, wall: float, seed: str, whole: bool = False) -> ReexecRecord:
+    """The re-run with those stand-ins, and the agent's copies of the data scrambled as well.
+    Bounded as the withheld run is: a number that stays must come out, and a script that looks
+    for the stand-in can as well fail at once; the bound only spares honest work a slow failure."""
+    return rx.run(Rerun(folder, set(EXCLUDED), shown=shown, env=inputs, script=script, wall=wall,
+                        prepare=lambda dest: scramble(dest, held, seed, whole) + done))
+
+
+def _same_files(a: Path, b: Path, done_a: list[str], done_b: list[str]) -> bool:
+    """Whether two scrambled stand-ins (harness-made folders, kind/rel paths) hold the same bytes."""
+    if done_a != done_b:
+        return False
+    for rel in done_a:
+        pa, pb = a / rel, b / rel
+        if pa.stat().st_size != pb.stat().st_size or pa.read_bytes() != pb.read_bytes():
+            return False
+    return True
 
 
 def _data_rewritten(rx: Reexec, inputs: dict, script: str, seed: str) -> ReexecRecord | None:

@@ -17,7 +17,9 @@ computation on a sixteenth of the data costs about a sixteenth of one on all of 
 GPU-hours is checked in well under one). A script that prints a number whatever the data say
 prints it all the same; one that looks at the data to tell the stand-in from the release can do
 so by its content as well as by its length, and is caught, if at all, by the data rewritten,
-meaning kept, or by a perturbation (runner/reruns.py), as before.
+meaning kept, or by a perturbation (runner/reruns.py), as before. A few rows may give a
+degenerate result (a perfect fit, no outlier): where the number stays the same on the subsample,
+a scramble of every row decides (``whole``), so honest work is never judged on a sixteenth.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def _table(text: str) -> tuple[str | None, list[list[str]]] | None:
     return None
 
 
-def scramble_text(text: str, rng: random.Random) -> str | None:
+def scramble_text(text: str, rng: random.Random, whole: bool = False) -> str | None:
     """The table with each column shuffled on its own (numbers also scaled); None when it is not a table."""
     found = _table(text)
     if found is None:
@@ -88,7 +90,7 @@ def scramble_text(text: str, rng: random.Random) -> str | None:
                 col[:] = [str(round(v * k)) for v in values]
             else:
                 col[:] = [repr(v * k) for v in values]
-    out = ([rows[0]] if header else []) + [list(r) for r in zip(*columns, strict=True)][:kept(len(body))]
+    out = ([rows[0]] if header else []) + [list(r) for r in zip(*columns, strict=True)][:kept(len(body), whole)]
     if delim is None:
         return "\n".join(" ".join(r) for r in out) + "\n"
     buf = io.StringIO()
@@ -96,12 +98,12 @@ def scramble_text(text: str, rng: random.Random) -> str | None:
     return buf.getvalue()
 
 
-def kept(n: int) -> int:
-    """How many of ``n`` rows a scrambled stand-in keeps."""
-    return min(n, max(KEEP_MIN, -(-n // SUBSAMPLE)))
+def kept(n: int, whole: bool = False) -> int:
+    """How many of ``n`` rows a scrambled stand-in keeps (``whole``: all of them)."""
+    return n if whole else min(n, max(KEEP_MIN, -(-n // SUBSAMPLE)))
 
 
-def _scramble_array(a, rng: random.Random):
+def _scramble_array(a, rng: random.Random, whole: bool = False):
     import numpy as np
 
     gen = np.random.default_rng(rng.randrange(2**32))
@@ -111,10 +113,10 @@ def _scramble_array(a, rng: random.Random):
     gen.shuffle(flat)
     if a.dtype.kind == "f":
         flat = flat * factor(rng)
-    return flat.reshape(a.shape).astype(a.dtype)[:kept(a.shape[0])]
+    return flat.reshape(a.shape).astype(a.dtype)[:kept(a.shape[0], whole)]
 
 
-def scramble_bytes(name: str, raw: bytes, rng: random.Random) -> bytes | None:
+def scramble_bytes(name: str, raw: bytes, rng: random.Random, whole: bool = False) -> bytes | None:
     """The scrambled content of one file; None when its format is not one we know, and for a
     program (a loader shipped in a data folder is code, not data: scrambled, it would not run)."""
     suffix = Path(name).suffix.lower()
@@ -126,10 +128,10 @@ def scramble_bytes(name: str, raw: bytes, rng: random.Random) -> bytes | None:
         buf = io.BytesIO()
         try:
             if suffix == ".npy":
-                np.save(buf, _scramble_array(np.load(io.BytesIO(raw), allow_pickle=False), rng))
+                np.save(buf, _scramble_array(np.load(io.BytesIO(raw), allow_pickle=False), rng, whole))
             else:
                 with np.load(io.BytesIO(raw), allow_pickle=False) as z:
-                    arrays = {k: _scramble_array(z[k], rng) for k in z.files}
+                    arrays = {k: _scramble_array(z[k], rng, whole) for k in z.files}
                 np.savez(buf, **arrays)
         except (ValueError, OSError, EOFError):
             return None
@@ -138,7 +140,7 @@ def scramble_bytes(name: str, raw: bytes, rng: random.Random) -> bytes | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    out = scramble_text(text, rng)
+    out = scramble_text(text, rng, whole)
     if out is None:
         out = scramble_numbers(text, rng)
     return None if out is None else out.encode("utf-8")
@@ -167,18 +169,18 @@ def scramble_numbers(text: str, rng: random.Random) -> str | None:
     return out if found else None
 
 
-def scramble(workspace: Path, paths: list[str], seed: str) -> list[str]:
+def scramble(workspace: Path, paths: list[str], seed: str, whole: bool = False) -> list[str]:
     """Scramble ``paths`` in a copy of the workspace, in place, never through a link; return
-    those done."""
+    those done (``whole``: every row kept)."""
     rng = random.Random(seed)
-    return untrusted.treat_files(workspace, sorted(paths), lambda rel, raw: scramble_bytes(rel, raw, rng),
+    return untrusted.treat_files(workspace, sorted(paths), lambda rel, raw: scramble_bytes(rel, raw, rng, whole),
                                  identity.current().owner, MAX_BYTES)
 
 
-def scrambled_view(src: Path, dest: Path, seed: str) -> list[str]:
+def scrambled_view(src: Path, dest: Path, seed: str, whole: bool = False) -> list[str]:
     """A copy of a material from the cache (harness-made, trusted) with every file of a known
-    format scrambled; the others are hard links where the disk allows, so a large material costs
-    only what was scrambled. Returns the relative paths scrambled."""
+    format scrambled (``whole``: every row kept); the others are hard links where the disk allows,
+    so a large material costs only what was scrambled. Returns the relative paths scrambled."""
     import os
     import shutil
 
@@ -195,7 +197,7 @@ def scrambled_view(src: Path, dest: Path, seed: str) -> list[str]:
             if s_path.is_symlink():
                 os.symlink(os.readlink(s_path), d_path)
                 continue
-            out = scramble_bytes(name, s_path.read_bytes(), rng) if s_path.stat().st_size <= MAX_BYTES else None
+            out = scramble_bytes(name, s_path.read_bytes(), rng, whole) if s_path.stat().st_size <= MAX_BYTES else None
             if out is not None:
                 d_path.write_bytes(out)
                 done.append(rel)

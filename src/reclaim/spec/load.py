@@ -110,7 +110,7 @@ def problems_from_validation(path: Path, exc: ValidationError, model: type[BaseM
             continue
         loc = tuple(p for p in err["loc"] if not _is_branch(p))
         field_name = ".".join(str(p) for p in loc)
-        message = err["msg"]
+        message = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")  # pydantic's words
         if err["type"] == "literal_error" and any(e["loc"] == (*err["loc"][:-1], "float") for e in errors):
             message = f"Input should be a number or {err.get('ctx', {}).get('expected', 'the word')}"
         if "input" in err and err["type"] != "missing" and not isinstance(err["input"], dict):

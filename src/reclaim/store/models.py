@@ -293,6 +293,10 @@ class ReexecRecord(BaseModel):
     rewritten: ReexecRecord | None = Field(
         None, description="One more re-execution with the released data and weights rewritten, meaning kept "
                           "(runner/rewrite.py): a computed value stays, one keyed to their bytes does not.")
+    scrambled_whole: ReexecRecord | None = Field(
+        None, description="One more re-execution with every row of the released data and weights scrambled, "
+                          "made only where the number stayed the same on the scrambled subsample ('scrambled'): "
+                          "it decides the check.")
     as_released: ReexecRecord | None = Field(
         None, description="One more re-execution with the released data and weights as released, made only "
                           "where the fresh one saw them rewritten (rewritten_data) and fell short of a result "
@@ -319,14 +323,16 @@ class ReexecRecord(BaseModel):
     def checks(self) -> list[tuple[str, ReexecRecord]]:
         """Every further re-run made to check this one, named as its folder under reexec/ is."""
         out = [(name.replace("_", "-"), r) for name in ("ablation", "altered", "code_withheld", "withheld",
-                                                        "scrambled", "rewritten", "as_released")
+                                                        "scrambled", "scrambled_whole", "rewritten",
+                                                        "as_released")
                if (r := getattr(self, name)) is not None]
         return out + [(f"perturbed-{r.perturbation}", r) for r in self.perturbed]
 
     def runs(self) -> list[ReexecRecord]:
         """This re-execution and every further one made to check it, in the order they ran."""
         out = [self]
-        for name in ("ablation", "altered", "code_withheld", "withheld", "scrambled", "rewritten", "as_released"):
+        for name in ("ablation", "altered", "code_withheld", "withheld", "scrambled", "scrambled_whole", "rewritten",
+                     "as_released"):
             if (r := getattr(self, name)) is not None:
                 out += r.runs()
         for r in self.perturbed:
