@@ -86,6 +86,11 @@ def test_the_summary_shows_the_json_reports_numbers(run, page, tmp_path):
     for outcome, n in report["totals"]["outcomes"].items():
         assert page.locator(f'#outcomes td[data-outcome="{outcome}"]').inner_text() == str(n)
     assert page.locator("a.cell").count() == len(report["trials"])
+    for level, block in report["levels"].items():  # the best agent in words, never a bare dash
+        best = page.locator(f'#best tr[data-level="{level}"] td.best').inner_text()
+        assert best == (block["best_agent"] or best) and best in (block["best_agent"], "baselines only",
+                                                                  "none reproduced"), best
+    assert "never best" in page.locator("#best-note").inner_text()
     assert page.locator("svg").count() >= 2  # the rates and the budget charts, inline
     assert _outside(page.requests) == []
 

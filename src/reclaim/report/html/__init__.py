@@ -18,6 +18,7 @@ from pathlib import Path
 
 from reclaim.judge.flags import meaning
 from reclaim.report.aggregate import LEVELS, Report
+from reclaim.report.figures import BEST_NOTE, best_agent
 from reclaim.report.html.causes import group_causes
 from reclaim.report.html.charts import OUTCOME_COLOURS, BudgetChart, BudgetPoint, budget_chart, rates_chart
 from reclaim.report.html.trialdata import trial_page
@@ -33,7 +34,8 @@ def environment():
     env = jinja2.Environment(loader=jinja2.PackageLoader("reclaim.report.html", "templates"),
                              autoescape=True, trim_blocks=True, lstrip_blocks=True)
     env.globals.update(pct=lambda x: "—" if x is None else f"{100 * x:.0f} %",
-                       ci=lambda row: "—" if row.rate is None else f"[{100 * row.ci_low:.0f}, {100 * row.ci_high:.0f}]")
+                       ci=lambda row: "—" if row.rate is None else f"[{100 * row.ci_low:.0f}, {100 * row.ci_high:.0f}]",
+                       best_agent=best_agent, best_note=BEST_NOTE)
     return env
 
 
