@@ -37,6 +37,7 @@ from reclaim.cli.resume import refuse_plan_options, run_to_resume
 from reclaim.failpoints import failpoint
 from reclaim.gateway import Upstreams
 from reclaim.report import FORMATS
+from reclaim.report.terminal import OUTCOME_STYLE
 from reclaim.runner.attempts import needs_run
 from reclaim.runner.preflight import check_format, describe
 from reclaim.runner.run import (
@@ -53,10 +54,6 @@ from reclaim.spec import Level
 from reclaim.store import MAX_RETRIES, Outcome, RunDir, Status, TrialRecord, trial_id
 from reclaim.suites import resolve_suite
 from reclaim.words import plural
-
-OUTCOME_STYLE = {"reproduced": "green", "not_reproduced": "yellow", "budget_exhausted": "magenta",
-                 "disqualified": "red", "error": "bold red"}
-
 
 
 def pick_sandbox(name: str) -> str:

@@ -10,10 +10,9 @@ from pathlib import Path
 
 from reclaim.judge import MIN_SIGNIFICANT_DIGITS, acceptance, applicable, checkable, meaning
 from reclaim.spec import VERIFIED_FILE, Direction, Task, Verified, quoted
-from reclaim.store import VERDICT_JSON, TrialRecord
+from reclaim.store import CHECK_RUNS, VERDICT_JSON, TrialRecord
 
-# the re-runs beside reexec/
-REEXEC_RUNS = ("ablation", "code-withheld", "withheld", "scrambled", "scrambled-whole", "rewritten", "as-released")
+REEXEC_RUNS = tuple(name.replace("_", "-") for name in CHECK_RUNS)  # the re-runs' folders beside reexec/
 TAIL_LINES = 20
 TAIL_BYTES = 8192
 

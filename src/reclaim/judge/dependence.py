@@ -52,6 +52,11 @@ class Finding(BaseModel):
     event_id: int | None = Field(None, description="The re-run's command_finished event, where one ran.")
 
 
+def _few(paths: list[str]) -> str:
+    """The first three of ``paths``, and '...' where there are more."""
+    return ", ".join(paths[:3]) + (" ..." if len(paths) > 3 else "")
+
+
 def _shown(reading: Reading) -> str:
     return ", ".join(f"{x!r}" for x in reading.present().values()) or "nothing"
 
@@ -83,7 +88,7 @@ def _stays(spec: TaskSpec, trial_dir: Path, folder: str, r: ReexecRecord | None,
                        detail="no released data file of a format rewritten with its meaning kept")
     again = read_claim(trial_dir / "reexec" / folder / "workspace", spec)
     same = r.ran and r.exit_code == 0 and same_result(spec, again, got)
-    files = ", ".join(r.rewritten_files[:3]) + (" ..." if len(r.rewritten_files) > 3 else "")
+    files = _few(r.rewritten_files)
     detail = (f"with the released data rewritten, meaning kept ({files}), reproduce.sh "
               + ("gives the same numbers" if same else f"gives {_shown(again)}" if r.ran and r.exit_code == 0
                  else _ran(r)))
@@ -101,7 +106,7 @@ def keyed_to_bytes(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord) -> Finding
     if not holds(spec, again):
         return None
     fresh = read_claim(trial_dir / "reexec" / "workspace", spec)
-    files = ", ".join(rx.rewritten_data[:3]) + (" ..." if len(rx.rewritten_data) > 3 else "")
+    files = _few(rx.rewritten_data)
     gave = f"gives {_shown(fresh)}" if rx.ran and rx.exit_code == 0 and fresh.present() else _ran(rx)
     return Finding(check="data_rewritten", applied=True, passed=False, event_id=r.event_id,
                    detail=f"with the released data as released reproduce.sh gives {_shown(again)}, and with it "
@@ -195,7 +200,7 @@ def findings(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading) ->
                          detail="no released file of a format that can be scrambled")
         out.append(sc)
         if rx.rewritten is None and rx.rewritten_data:  # the fresh run was the rewritten one
-            files = ", ".join(rx.rewritten_data[:3]) + (" ..." if len(rx.rewritten_data) > 3 else "")
+            files = _few(rx.rewritten_data)
             out.append(Finding(check="data_rewritten", applied=True, passed=True, event_id=rx.event_id,
                                detail=f"the fresh run saw the released data rewritten, meaning kept ({files}), "
                                       "and computed the numbers"))

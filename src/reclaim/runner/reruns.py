@@ -22,14 +22,16 @@ where it applies, in this order, stopping at the first that shows the numbers wi
    (runner/scramble.py); where the number stays the same there, **scrambled-whole** decides,
    every row scrambled. All are bounded in time by twice the fresh run's.
 5. **rewritten** (data released, and code not, or not needed): with the data rewritten, meaning
-   kept: a number keyed to its bytes changes. Without released code the fresh run is this run;
-   with it (an own implementation found by check 3), one more.
+   kept: a number keyed to its bytes changes. Without released code the fresh run is this run,
+   and where it falls short of what the agent claimed, **as-released** runs once with the data as
+   released: a number that comes out only there is keyed to the bytes. With released code (an own
+   implementation found by check 3), one more run.
+6. **perturbed** (``verify.perturb``): once per perturbation, with other inputs whose reference
+   numbers the harness knows and the agent never saw.
 
 What they cost (benchmarks/verification.py): a check that must fail (withheld) fails at once, and
 the scrambled one computes on a sixteenth of the data, so a reproduced trial's re-runs cost about
 the fresh run's own; perturbations are full runs, as cheap as the poser makes them.
-6. **perturbed** (``verify.perturb``): once per perturbation, with other inputs whose reference
-   numbers the harness knows and the agent never saw.
 
 The judge reads what each found (judge/dependence.py); the reference's recorded compute bounds
 the fresh run's own from below (``verify.min_compute``).

@@ -22,6 +22,7 @@ from reclaim.store.files import (
 from reclaim.store.home import HOME_ENV, keep_records, runs_root
 from reclaim.store.index import Index, find_run
 from reclaim.store.models import (
+    CHECK_RUNS,
     MAX_RETRIES,
     BudgetUse,
     Outcome,
@@ -38,6 +39,7 @@ from reclaim.store.models import (
 
 __all__ = [
     "CHANGED",
+    "CHECK_RUNS",
     "HASH_LIMIT",
     "HOME_ENV",
     "MAX_RETRIES",

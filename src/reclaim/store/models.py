@@ -253,6 +253,11 @@ class ScanScope(BaseModel):
         return out
 
 
+CHECK_RUNS = ("ablation", "altered", "code_withheld", "withheld", "scrambled", "scrambled_whole", "rewritten",
+              "as_released")
+"""The fields of a ReexecRecord that hold one further re-run each, in the order they run."""
+
+
 class ReexecRecord(BaseModel):
     """reexec/reexec.json: the fresh re-execution of the agent's reproduce.sh."""
 
@@ -322,19 +327,9 @@ class ReexecRecord(BaseModel):
 
     def checks(self) -> list[tuple[str, ReexecRecord]]:
         """Every further re-run made to check this one, named as its folder under reexec/ is."""
-        out = [(name.replace("_", "-"), r) for name in ("ablation", "altered", "code_withheld", "withheld",
-                                                        "scrambled", "scrambled_whole", "rewritten",
-                                                        "as_released")
-               if (r := getattr(self, name)) is not None]
+        out = [(name.replace("_", "-"), r) for name in CHECK_RUNS if (r := getattr(self, name)) is not None]
         return out + [(f"perturbed-{r.perturbation}", r) for r in self.perturbed]
 
     def runs(self) -> list[ReexecRecord]:
         """This re-execution and every further one made to check it, in the order they ran."""
-        out = [self]
-        for name in ("ablation", "altered", "code_withheld", "withheld", "scrambled", "scrambled_whole", "rewritten",
-                     "as_released"):
-            if (r := getattr(self, name)) is not None:
-                out += r.runs()
-        for r in self.perturbed:
-            out += r.runs()
-        return out
+        return [self] + [run for _, r in self.checks() for run in r.runs()]
