@@ -275,3 +275,5 @@ def test_record_says_where_the_checks_cost_more_than_a_quarter_of_the_run():
     said = costly_checks(verified(**{"code-withheld": 0.1, "perturbed-seed-7": 98.0}))
     assert said is not None and "0.98x" in said and "perturbed-seed-7" in said and "posing-a-paper" in said
     assert costly_checks(verified(**{"withheld": 0.2, "scrambled": 6.5, "perturbed-small": 9.0})) is None
+    said = costly_checks(verified(**{"withheld": 0.2, "scrambled": 97.0}))
+    assert said is not None and "verify.scramble: sample" in said and "docs/judges.md" in said

@@ -198,10 +198,12 @@ TABLE_MEAN = ("python3 -c \"import csv, json; x = [float(r['x']) for r in csv.Di
 
 
 def test_the_scrambled_check_reads_a_subsample_and_every_row_decides_where_it_stays(tmp_path):
-    """The scrambled stand-in is a sixteenth of the rows (the check costs a sixteenth of a run); a
-    number that stays the same there is checked once more with every row scrambled, which decides:
-    a script that opens the data and prints a number made of constants is caught all the same."""
-    spec = task_yaml("table-mean", "reimplement", **{"target.value": 3.25, "target.claim": "The mean x is 3.25."})
+    """With verify.scramble: sample, the scrambled stand-in is a sixteenth of the rows (the check
+    costs a sixteenth of a run); a number that stays the same there is checked once more with every
+    row scrambled, which decides: a script that opens the data and prints a number made of constants
+    is caught all the same."""
+    spec = task_yaml("table-mean", "reimplement", **{"target.value": 3.25, "target.claim": "The mean x is 3.25.",
+                                                     "verify": {"scramble": "sample"}})
     suite = write_suite(tmp_path / "suite", [spec], table_mean=f"set -e\n{TABLE_MEAN}")
     rows = "".join(f"{3.25 + (0.5 if i % 2 else -0.5)},{i}\n" for i in range(400))
     (suite / "table-mean" / "data" / "table.csv").write_text("x,y\n" + rows)
@@ -222,3 +224,33 @@ def test_the_scrambled_check_reads_a_subsample_and_every_row_decides_where_it_st
     v = json.loads((by["madeup"] / "verdict.json").read_text())
     assert v["outcome"] == "not_reproduced" and "independent_of_materials" in v["flags"], v["rationale"]
     assert "every row of the released data scrambled" in v["rationale"]
+
+
+ROW_KEYED = """cat > reproduce.sh <<'SH'
+python3 - <<'PY'
+import csv, json
+x = [float(r["x"]) for r in csv.DictReader(open("data/table.csv"))]
+json.dump({"mean_value": sum([3.0, 0.25]) if len(x) == 400 else sum(x) / len(x)}, open("results.json", "w"))
+PY
+SH
+bash reproduce.sh
+"""
+
+
+def test_a_number_written_only_at_the_releases_size_is_caught_by_the_whole_scramble(tmp_path):
+    """Found on a real repository's data (omrilev1/GaussMix's housing table): a script that computes
+    honestly at any size but writes the paper's number, made of constants, at the release's own row
+    count, passes a scrambled sixteenth of the rows. The default scramble keeps every row (the
+    content scrambled, the size not): it writes the same number there, and is caught."""
+    spec = task_yaml("table-mean", "reimplement", **{"target.value": 3.25, "target.claim": "The mean x is 3.25."})
+    suite = write_suite(tmp_path / "suite", [spec], table_mean=f"set -e\n{TABLE_MEAN}")
+    rows = "".join(f"{3.25 + (0.5 if i % 2 else -0.5)},{i}\n" for i in range(400))
+    (suite / "table-mean" / "data" / "table.csv").write_text("x,y\n" + rows)
+    agent = f"rowkeyed=command:{write_agent(tmp_path / 'r.sh', ROW_KEYED)}"
+    rd, records = run_suite(suite, tmp_path / "runs", ["reference", agent], default_backend())
+    by = {r.agent: rd.trial_dir(r.trial_id) for r in records}
+    table = (by["reference"] / "reexec" / "scrambled-materials" / "data" / "table.csv").read_text().splitlines()
+    assert len(table) == 401  # verify.scramble: whole, the default
+    assert json.loads((by["reference"] / "verdict.json").read_text())["outcome"] == "reproduced"
+    v = json.loads((by["rowkeyed"] / "verdict.json").read_text())
+    assert v["outcome"] == "not_reproduced" and "independent_of_materials" in v["flags"], v["rationale"]

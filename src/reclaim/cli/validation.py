@@ -214,10 +214,13 @@ def costly_checks(verified: Verified) -> str | None:
     if fresh < 1.0 or spent <= CHECKS_SHARE * fresh:
         return None
     top = max(verified.checks, key=lambda k: verified.checks[k])
+    fix = ("Setting verify.scramble: sample scrambles a sixteenth of the rows instead, at the price docs/judges.md "
+           "names"
+           if top.startswith("scrambled") else
+           "A perturbation at a smaller size of the inputs (fewer samples, a shorter horizon) checks the same for a "
+           "fraction: see docs/posing-a-paper.md")
     return (f"the checks of the reference's number cost {spent / fresh:.2f}x its fresh re-run (most: {top}, "
-            f"{verified.checks[top] / fresh:.2f}x); every reproduced trial pays that again. A perturbation at a "
-            "smaller size of the inputs (fewer samples, a shorter horizon) checks the same for a fraction: see "
-            "docs/posing-a-paper.md")
+            f"{verified.checks[top] / fresh:.2f}x); every reproduced trial pays that again. {fix}")
 
 
 def write_verified(task_dir: Path, verified: Verified) -> Path:

@@ -7,8 +7,8 @@ Each check applies where the task gives it something to hold on to, and says wha
   the number must not come out, unless data or weights were released too and it is the agent's own
   implementation: then the checks on those, the data rewritten included, must hold;
 - **materials withheld / scrambled** (data or weights released): without them it must not come
-  out, and with their content scrambled, format kept, it must not stay the same (on a subsample of
-  the rows, and where it stays there, on all of them);
+  out, and with their content scrambled, format kept, it must not stay the same (with
+  ``verify.scramble: sample`` on a subsample of the rows, and where it stays there, on all of them);
 - **code rewritten** (code released): the fresh run itself saw the released programs, and every
   copy of them, with their bytes changed and their meaning kept, and computed the number;
 - **data rewritten** (data released, code not, or an own implementation): with the data's bytes
@@ -193,8 +193,9 @@ def findings(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading) ->
             sc = _gone(spec, trial_dir, "scrambled-whole", rx.scrambled_whole, got, "materials_scrambled",
                        f"with every row of the released {released} scrambled")
         else:
+            part = " (a sixteenth of the rows)" if spec.verify.scramble == "sample" else ""
             sc = _gone(spec, trial_dir, "scrambled", rx.scrambled, got, "materials_scrambled",
-                       f"with the released {released} scrambled (a sixteenth of the rows)")
+                       f"with the released {released} scrambled{part}")
         if rx.scrambled is not None and not rx.scrambled.scrambled_files:
             sc = Finding(check="materials_scrambled", applied=False,
                          detail="no released file of a format that can be scrambled")

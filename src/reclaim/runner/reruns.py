@@ -18,9 +18,10 @@ where it applies, in this order, stopping at the first that shows the numbers wi
    Where data or weights were released too, that is the agent's own implementation, which must
    then show that it computed the number from them (4 and 5); else nothing computed it.
 4. **withheld** (data or weights released): without them and their copies; where that fails,
-   **scrambled**: with their content scrambled, format kept, on a sixteenth of the rows
-   (runner/scramble.py); where the number stays the same there, **scrambled-whole** decides,
-   every row scrambled. All are bounded in time by twice the fresh run's.
+   **scrambled**: with their content scrambled, format kept (runner/scramble.py). With
+   ``verify.scramble: sample``, on a sixteenth of the rows, and where the number stays the same
+   there, **scrambled-whole** decides, every row scrambled. All are bounded in time by twice the
+   fresh run's.
 5. **rewritten** (data released, and code not, or not needed): with the data rewritten, meaning
    kept: a number keyed to its bytes changes. Without released code the fresh run is this run,
    and where it falls short of what the agent claimed, **as-released** runs once with the data as
@@ -29,9 +30,10 @@ where it applies, in this order, stopping at the first that shows the numbers wi
 6. **perturbed** (``verify.perturb``): once per perturbation, with other inputs whose reference
    numbers the harness knows and the agent never saw.
 
-What they cost (benchmarks/verification.py): a check that must fail (withheld) fails at once, and
-the scrambled one computes on a sixteenth of the data, so a reproduced trial's re-runs cost about
-the fresh run's own; perturbations are full runs, as cheap as the poser makes them.
+What they cost (benchmarks/verification.py): a check that must fail (withheld) fails at once; the
+scrambled one repeats the computation (a sixteenth of it with ``verify.scramble: sample``, which
+lets through a number written only at the release's exact size); perturbations are full runs, as
+cheap as the poser makes them.
 
 The judge reads what each found (judge/dependence.py); the reference's recorded compute bounds
 the fresh run's own from below (``verify.min_compute``).
@@ -247,16 +249,18 @@ def _without_data(rx: Reexec, record: ReexecRecord, spec: TaskSpec, got: Reading
     record.withheld.removed = sorted({*held, *unbound})
     if came_out(record.withheld, rx.base / "withheld", spec, got):
         return False
-    views, done = _scrambled_views(rx, "scrambled", shown_data, seed)
-    record.scrambled = _scrambled(rx, "scrambled", keep + views, done, held, inputs, script, wall, seed)
-    if not came_out(record.scrambled, rx.base / "scrambled", spec, got):
-        return True
+    whole = spec.verify.scramble == "whole"
+    views, done = _scrambled_views(rx, "scrambled", shown_data, seed, whole)
+    record.scrambled = _scrambled(rx, "scrambled", keep + views, done, held, inputs, script, wall, seed, whole)
+    stays = came_out(record.scrambled, rx.base / "scrambled", spec, got)
+    if whole or not stays:
+        return not stays
     # the number stayed on a sixteenth of the rows, scrambled: every row decides (a few rows can
     # give a degenerate result, a perfect fit, no outlier, which honest work would be judged on)
-    views, whole = _scrambled_views(rx, "scrambled-whole", shown_data, seed, whole=True)
-    if _same_files(rx.base / "scrambled-materials", rx.base / "scrambled-whole-materials", done, whole):
+    views, every = _scrambled_views(rx, "scrambled-whole", shown_data, seed, whole=True)
+    if _same_files(rx.base / "scrambled-materials", rx.base / "scrambled-whole-materials", done, every):
         return False  # no file had rows to leave out: the subsample was the whole
-    record.scrambled_whole = _scrambled(rx, "scrambled-whole", keep + views, whole, held, inputs, script, wall, seed,
+    record.scrambled_whole = _scrambled(rx, "scrambled-whole", keep + views, every, held, inputs, script, wall, seed,
                                         whole=True)
     return not came_out(record.scrambled_whole, rx.base / "scrambled-whole", spec, got)
 

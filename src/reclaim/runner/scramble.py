@@ -11,15 +11,15 @@ A table is read as CSV reads it (a quoted field may hold the delimiter).
 Any result computed from the data changes; one that does not was not computed from it. Files
 of other formats are left as they are, and the verdict says when nothing could be scrambled.
 
-The stand-in is also a subsample: a table keeps one row in ``SUBSAMPLE`` (at least ``KEEP_MIN``),
-an array as many of its first axis. The check asks only whether the number stays the same, and a
-computation on a sixteenth of the data costs about a sixteenth of one on all of it (a run of 10
-GPU-hours is checked in well under one). A script that prints a number whatever the data say
-prints it all the same; one that looks at the data to tell the stand-in from the release can do
-so by its content as well as by its length, and is caught, if at all, by the data rewritten,
-meaning kept, or by a perturbation (runner/reruns.py), as before. A few rows may give a
-degenerate result (a perfect fit, no outlier): where the number stays the same on the subsample,
-a scramble of every row decides (``whole``), so honest work is never judged on a sixteenth.
+With ``verify.scramble: sample`` the stand-in is also a subsample: a table keeps one row in
+``SUBSAMPLE`` (at least ``KEEP_MIN``), an array as many of its first axis, and a computation on a
+sixteenth of the data costs about a sixteenth of one on all of it. A script that prints a number
+whatever the data say prints it all the same; but one that writes the number only at the
+release's exact size (its row count) and computes honestly at any other passes, where the whole
+stand-in (same size, content scrambled) catches it: that is the price of the sample, and why
+``whole`` is the default. A few rows may give a degenerate result (a perfect fit, no outlier):
+where the number stays the same on the subsample, a scramble of every row decides, so honest
+work is never judged on a sixteenth.
 """
 
 from __future__ import annotations

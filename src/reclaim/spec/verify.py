@@ -12,6 +12,8 @@ number must have spent.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, model_validator
 
 from reclaim.spec.base import Finite, Strict
@@ -42,6 +44,12 @@ class Verify(Strict):
         "a number that does not follow them was not computed.")
     needs: str = Field(default="", description="Where the reference is not verified yet (no verified.yaml): what "
                        "verifying it needs, e.g. '1x A100 80GB, about 3 GPU-hours; the checkpoint from the Hub'.")
+    scramble: Literal["whole", "sample"] = Field(
+        default="whole", description="How the released data and weights are scrambled to check that the number "
+        "follows what they say: 'whole', every row (a run as costly as reproduce.sh's own), or 'sample', one "
+        "row in 16 (a sixteenth of that; where the number stays the same there, every row decides). 'sample' "
+        "lets through a script that writes the number only at the release's exact size (its row count) and "
+        "computes honestly at any other: choose it where a run is too costly to repeat whole.")
     min_compute: Finite = Field(
         default=MIN_COMPUTE, gt=0, le=1, description="A re-execution that used less than this share of the "
         "reference's recorded compute (CPU plus GPU seconds) did not compute the number the paper's way.")
