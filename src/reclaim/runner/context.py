@@ -16,7 +16,7 @@ from reclaim.judge import JudgeConfig, make_judge
 from reclaim.materials import MaterialCache, envs_root
 from reclaim.materials.cache import default_root as materials_root
 from reclaim.runner.network import index_env
-from reclaim.runner.trial import TrialSettings
+from reclaim.runner.settings import TrialSettings
 from reclaim.spec import Problem, SpecError, Suite, load_suite
 from reclaim.store import Index, RunDir, RunSpec, keep_records
 

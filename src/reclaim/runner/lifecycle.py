@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from reclaim.errors import TrialError
 from reclaim.failpoints import failpoint
+from reclaim.runner.settings import TrialSettings
 from reclaim.runner.views import Shown
 from reclaim.sandbox import Backend, Bind
 from reclaim.spec import Task, TaskSpec
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from reclaim.runner.environment import TrialEnv
     from reclaim.runner.network import TrialNetwork
     from reclaim.runner.resources import Resources
-    from reclaim.runner.trial import TrialSettings
 
 PHASES = ("prepare", "agent", "reexecute", "judge", "seal")
 

@@ -13,25 +13,23 @@ import errno
 import json
 import time
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from reclaim.agents import Skipped, make_agent
-from reclaim.budget import Allocator, BudgetExhausted, GpuBackend
+from reclaim.budget import BudgetExhausted
 from reclaim.errors import ReclaimError
 from reclaim.failpoints import failpoint
-from reclaim.gateway import EgressProxy, Gateway
-from reclaim.judge import Judge
 from reclaim.materials import MATERIALS_COW, MATERIALS_READ_ONLY, MaterialCache, build_workspace
 from reclaim.runner.agent_phase import run_agent
 from reclaim.runner.environment import TrialEnv, environment_note
 from reclaim.runner.lifecycle import OutOfRoom, TrialContext
 from reclaim.runner.network import TrialNetwork
-from reclaim.runner.recorder import Cancellation, Cancelled
+from reclaim.runner.recorder import Cancelled
 from reclaim.runner.reexec_phase import run_reexecution
 from reclaim.runner.resources import Resources, time_limit
+from reclaim.runner.settings import TrialSettings
 from reclaim.runner.views import agent_views
-from reclaim.sandbox import Backend, backend, identity, untrusted, untrusted_copy
+from reclaim.sandbox import Backend, identity, untrusted, untrusted_copy
 from reclaim.spec import Task
 from reclaim.store import (
     PROVIDED,
@@ -42,7 +40,6 @@ from reclaim.store import (
     VERDICTS,
     BudgetUse,
     Outcome,
-    RunDir,
     Status,
     TrialRecord,
     agent_label,
@@ -51,37 +48,6 @@ from reclaim.store import (
     write_model,
 )
 from reclaim.trace import BudgetEvent, Note, TraceWriter, TrialFinished, TrialStarted
-
-
-@dataclass
-class TrialSettings:
-    """What every trial of a run shares."""
-
-    run_id: str
-    run_dir: RunDir
-    sandbox: str
-    judge: Judge
-    hidden: list[Path] = field(default_factory=list)
-    budget_scale: float = 1.0
-    cancellation: Cancellation = field(default_factory=Cancellation)
-    gateway: Gateway | None = None
-    model: str | None = None
-    allocator: Allocator | None = None
-    gpu_backend: GpuBackend | None = None
-    cache: MaterialCache | None = None
-    """Where materials are fetched to and bound from; default ~/.cache/reclaim/materials."""
-    image: str | None = None
-    """The container image for tasks that name none (--image)."""
-    egress: EgressProxy | None = None
-    """The run's egress proxy: the only way from a sandbox to other hosts."""
-    package_hosts: list[str] = field(default_factory=list)
-    """The package indexes this machine's pip, uv, conda and npm use (the 'packages' policy)."""
-    index_env: dict[str, str] = field(default_factory=dict)
-    """The same indexes, as the variables that point a sandbox's pip, uv and npm at them."""
-
-    @property
-    def kind(self) -> type[Backend]:
-        return backend(self.sandbox)
 
 
 def limits_for(kind: type[Backend]) -> list[str]:
