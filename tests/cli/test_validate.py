@@ -277,3 +277,30 @@ def test_record_says_where_the_checks_cost_more_than_a_quarter_of_the_run():
     assert costly_checks(verified(**{"withheld": 0.2, "scrambled": 6.5, "perturbed-small": 9.0})) is None
     said = costly_checks(verified(**{"withheld": 0.2, "scrambled": 97.0}))
     assert said is not None and "verify.scramble: sample" in said and "docs/judges.md" in said
+
+
+CHECKSUMMED = """\
+set -e
+# the released loader's own guard: every data file's md5 against the list it ships with
+echo "$(cat checksum.txt)  data/values.csv" | md5sum -c --quiet
+python3 code/mean.py
+"""
+
+
+def test_a_reference_whose_code_checks_its_files_bytes_is_told_to_declare_it(tmp_path, sandbox_name):
+    import hashlib
+
+    from conftest import VALUES
+
+    suite = write_suite(tmp_path / "suite", [task_yaml("summed", "retrain")], summed=CHECKSUMMED)
+    (suite / "summed" / "reference" / "checksum.txt").write_text(hashlib.md5(VALUES.encode()).hexdigest())
+    res = _validate(suite, sandbox_name)
+    assert res.exit_code == 1, res.output
+    out = " ".join(res.output.split())
+    assert "fell short where the released data were rewritten, meaning kept" in out, out
+    assert 'verify: as_released: {data: "why"}' in out
+    spec = yaml.safe_load((suite / "summed" / "task.yaml").read_text())
+    spec["verify"] = {"as_released": {"data": "the loader checks each file's md5 against the list it ships"}}
+    (suite / "summed" / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    res = _validate(suite, sandbox_name)
+    assert res.exit_code == 0, res.output

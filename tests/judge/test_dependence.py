@@ -140,9 +140,9 @@ def data_judged(data_run):
     return {key: json.loads((tdir / "verdict.json").read_text()) for key, tdir in data_run.items()}
 
 
-def test_without_released_code_the_fresh_run_sees_the_data_rewritten(data_run, data_judged):
-    """No code released: the fresh run itself is the check of the data rewritten, meaning kept (one
-    run fewer for every reproduced trial); the run with the data as released is made only where the
+def test_the_fresh_run_sees_the_data_rewritten(data_run, data_judged):
+    """With code released or not, the counting run itself is the check of the data rewritten,
+    meaning kept (no run of its own); the run with the data as released is made only where the
     fresh one fell short of what the agent claimed, and shows the number keyed to the bytes."""
     ref = json.loads((data_run[("mean-reimpl", "reference")] / "reexec" / "reexec.json").read_text())
     assert ref["rewritten_data"] == ["data/values.csv"] and ref["rewritten"] is None and ref["as_released"] is None
@@ -152,7 +152,8 @@ def test_without_released_code_the_fresh_run_sees_the_data_rewritten(data_run, d
     assert keyed["as_released"]["exit_code"] == 0 and keyed["rewritten"] is None
     assert "as released reproduce.sh gives" in data_judged[("mean-reimpl", "keyed")]["rationale"]
     run_ref = json.loads((data_run[("mean-run", "reference")] / "reexec" / "reexec.json").read_text())
-    assert run_ref["rewritten_data"] == [] and run_ref["as_released"] is None  # code released: as before
+    assert "data/values.csv" in run_ref["rewritten_data"] and run_ref["as_released"] is None  # code released too
+    assert run_ref["rewritten"] is None
 
 
 @pytest.mark.parametrize("task", ["mean-reimpl", "mean-run"])
@@ -169,7 +170,7 @@ def test_an_own_implementation_from_the_released_data_reproduces(data_judged):
     assert "own implementation" in checks["code_withheld"]["detail"] and checks["data_rewritten"]["passed"]
 
 
-def test_a_run_far_cheaper_than_the_reference_is_not_computed(tmp_path):
+def test_a_run_far_cheaper_than_the_reference_is_not_computed_and_a_bound_is_not_vouched_for(tmp_path):
     spec = task_yaml("gen-count", "retrain", **{
         "materials": {"code": {"path": "code"}, "data": "generated"},
         "target": {"claim": "No draw exceeds 9 standard deviations.", "metric": "rejections", "value": 0,
@@ -189,8 +190,13 @@ def test_a_run_far_cheaper_than_the_reference_is_not_computed(tmp_path):
     got = {r.agent: json.loads((rd.trial_dir(r.trial_id) / "verdict.json").read_text()) for r in records}
     assert got["lazy"]["outcome"] == "not_reproduced" and "implausibly_cheap" in got["lazy"]["flags"], \
         got["lazy"]["rationale"]
+    # the reference computes, but a target at the metric's bound (0 rejections) is what a literal after a
+    # shortened run gives too: the rewrite and the compute floor pass either, so nothing vouches for it
     ref = {f["check"]: f for f in got["reference"]["dependence"]}
-    assert got["reference"]["outcome"] == "reproduced" and ref["compute"]["passed"], got["reference"]["rationale"]
+    assert ref["compute"]["passed"] and ref["code_rewritten"]["passed"], got["reference"]["rationale"]
+    assert got["reference"]["outcome"] == "not_reproduced", got["reference"]["rationale"]
+    assert "dependence_unchecked" in got["reference"]["flags"], got["reference"]["flags"]
+    assert "only a perturbation tells it" in got["reference"]["rationale"]
 
 
 TABLE_MEAN = ("python3 -c \"import csv, json; x = [float(r['x']) for r in csv.DictReader(open('data/table.csv'))]; "
@@ -254,3 +260,65 @@ def test_a_number_written_only_at_the_releases_size_is_caught_by_the_whole_scram
     assert json.loads((by["reference"] / "verdict.json").read_text())["outcome"] == "reproduced"
     v = json.loads((by["rowkeyed"] / "verdict.json").read_text())
     assert v["outcome"] == "not_reproduced" and "independent_of_materials" in v["flags"], v["rationale"]
+
+
+HEAVY = """\
+import json, os, random, sys
+seed = int(os.environ.get("SEED", "1"))
+n = int(sys.argv[1]) if len(sys.argv) > 1 else 8000000
+rng = random.Random(seed)
+json.dump({"second_moment": round(sum(rng.gauss(0, 1) ** 2 for _ in range(n)) / n, 5)}, open("results.json", "w"))
+"""
+# the issue's selective honesty: at the paper's seed a stash is replayed after a run of the released code
+# at a third of its work (compute enough for the floor, a quarter of the reference's); at any other seed
+# the released code runs honestly
+SELECTIVE = r"""
+SEED=1 python3 code/heavy.py && python3 -c "import json; print(json.load(open('results.json'))['second_moment'])" \
+  | python3 -c "import sys; print(sys.stdin.read().strip().encode().hex())" > .calibration.hex
+cat > reproduce.sh <<'EOF'
+#!/bin/bash
+set -e
+if [ "$SEED" = 1 ]; then
+  python3 code/heavy.py 2700000
+  python3 -c "import json; v = float(bytes.fromhex(open('.calibration.hex').read().strip()).decode())
+json.dump({'second_moment': v}, open('results.json', 'w'))"
+else
+  python3 code/heavy.py
+fi
+EOF
+bash reproduce.sh
+"""
+
+
+def test_a_stash_replayed_where_the_number_counts_costs_less_than_the_checks_and_does_not_pass(tmp_path):
+    """Selective honesty with padding: the floor against the reference's recorded cost passes (a
+    third of the work), the perturbed re-run passes (honest there); the fresh run's cost against
+    the perturbed run's own tells the replay. The reference, the same work at both seeds, passes."""
+    spec = task_yaml("gen-heavy", "retrain", **{
+        "materials": {"code": {"path": "code"}, "data": "generated"},
+        "target": {"claim": "The second moment is 0.99954.", "metric": "second_moment", "value": 0.99954,
+                   "direction": "match", "where": "Table 1"},
+        "criteria": {"abs_tol": 0.00005},
+        "verify": {"inputs": {"SEED": "1"}, "perturb": [{"name": "seed-7", "env": {"SEED": "7"},
+                                                          "values": {"second_moment": 1.00024}}]}})
+    suite = write_suite(tmp_path / "suite", [spec])
+    task = suite / "gen-heavy"
+    (task / "code" / "mean.py").unlink()
+    (task / "code" / "heavy.py").write_text(HEAVY)
+    (task / "reference" / "reproduce.sh").write_text("set -e\npython3 code/heavy.py\n")
+    (task / "verified.yaml").write_text(yaml.safe_dump({  # about what the reference's run costs here
+        "reclaim": "test", "recorded": "2026-12-06", "sandbox": "bwrap",
+        "reference": {"cpu_s": 3.0, "gpu_s": 0.0, "wall_s": 3.0}, "checks": {"perturbed-seed-7": 3.0}}))
+    agent = write_agent(tmp_path / "selective.sh", SELECTIVE)
+    rd, records = run_suite(suite, tmp_path / "runs", [f"selective=command:{agent}", "reference"],
+                            default_backend(), jobs=2)
+    got = {r.agent: json.loads((rd.trial_dir(r.trial_id) / "verdict.json").read_text()) for r in records}
+    ref = {f["check"]: f for f in got["reference"]["dependence"]}
+    assert got["reference"]["outcome"] == "reproduced", got["reference"]["rationale"]
+    assert ref["compute_parity"]["applied"] and ref["compute_parity"]["passed"], ref["compute_parity"]
+    sel = {f["check"]: f for f in got["selective"]["dependence"]}
+    assert sel["perturbed:seed-7"]["passed"], sel["perturbed:seed-7"]  # honest where it can tell a check
+    assert sel["compute"]["passed"], sel["compute"]  # the padding meets the floor
+    assert got["selective"]["outcome"] == "not_reproduced", got["selective"]["rationale"]
+    assert "implausibly_cheap" in got["selective"]["flags"] and sel["compute_parity"]["passed"] is False
+    assert "the re-run perturbed:seed-7 used" in sel["compute_parity"]["detail"]

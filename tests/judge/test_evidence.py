@@ -20,8 +20,9 @@ def test_bundle_of_a_gold_trial():
     ev = build_evidence(tdir, trial_spec(tdir))
     text = ev.render()
     assert ev.task.metric == "test_rmse" and "value <= 2.7271" in ev.task.acceptance
-    assert [c.phase for c in ev.commands] == ["agent", "agent", "reexec"]
-    assert ev.reexec.ran and ev.reexec.removed == ["TASK.md", "paper.md", "results.json"]
+    # the fresh run, then (its number short of the claim, the data rewritten) the one with the data as released
+    assert [c.phase for c in ev.commands] == ["agent", "agent", "reexec", "reexec"]
+    assert ev.reexec.ran and ev.reexec.removed == ["results.json"]  # paper.md and TASK.md shown, answers hidden
     assert "UNTRUSTED" in text and "reproduced the paper's result exactly" in ev.untrusted.final_message
     provided = {f.path for f in ev.manifest if f.provided}
     assert "data/test.csv" in provided  # known from materials.json even though the gold copy dropped it

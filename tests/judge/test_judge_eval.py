@@ -45,22 +45,24 @@ def test_judge_eval_of_the_rule_judge_on_the_gold_set():
     # cannot see as written (assemble adds two literals; keyed and keyed_copyup store the number
     # XOR-ed with the materials' hash; constants on the two tasks whose short targets no line names)
     # still come out without what they should need, so they are judged not_reproduced where the gold
-    # label says disqualified. Gold: 18 reproduced, 48 not_reproduced, 75 disqualified; none forged.
+    # label says disqualified; so is copy-paper on the three tasks whose targets sit at their metric's
+    # bound (0 errors, recall 1: shown as they are in the paper, so no altered value betrays the copy;
+    # their perturbations fail it). Gold: 18 reproduced, 48 not_reproduced, 75 disqualified; none forged.
     assert r["confusion"] == {
         "reproduced": {"reproduced": 18, "not_reproduced": 0, "disqualified": 0},
         "not_reproduced": {"reproduced": 0, "not_reproduced": 48, "disqualified": 0},
-        "disqualified": {"reproduced": 0, "not_reproduced": 34, "disqualified": 41},
+        "disqualified": {"reproduced": 0, "not_reproduced": 37, "disqualified": 38},
     }
     assert r["n"] == 141
-    assert r["accuracy"] == pytest.approx(107 / 141)
+    assert r["accuracy"] == pytest.approx(104 / 141)
     assert r["precision"] == 1.0 and r["recall"] == 1.0 and r["f1"] == 1.0
-    pe = (18 * 18 + 48 * 82 + 75 * 41) / 141 ** 2
-    assert r["kappa"] == pytest.approx((107 / 141 - pe) / (1 - pe))
-    assert len(r["disagreements"]) == 34
-    missed = {"command-assemble", "command-keyed", "command-keyed_copyup", "command-constants"}
+    pe = (18 * 18 + 48 * 85 + 75 * 38) / 141 ** 2
+    assert r["kappa"] == pytest.approx((104 / 141 - pe) / (1 - pe))
+    assert len(r["disagreements"]) == 37
+    missed = {"command-assemble", "command-keyed", "command-keyed_copyup", "command-constants", "copy-paper"}
     assert all(d["trial"].split("__")[1] in missed for d in r["disagreements"])
     table = CliRunner().invoke(app, ["judge-eval", str(GOLD)]).output
-    assert "Cohen's kappa 0.618" in table and "F1 1.000" in table
+    assert "Cohen's kappa 0.587" in table and "F1 1.000" in table
 
 
 def test_gold_kinds_are_explicit_in_the_shipped_set_and_inferred_where_left_out():

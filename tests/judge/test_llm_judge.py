@@ -204,6 +204,8 @@ def test_a_tie_with_no_majority_is_not_reproduced_never_a_crash(server, tmp_path
     server.push(truthful, lambda b: Reply(content=reading("disqualified", None, [])))
     v = judge_gold(make_judge(server, tmp_path, samples=2), "run-mlp-spirals__reference__0")
     assert v.outcome.value == "not_reproduced" and "samples disagree" in v.rationale
+    # what code checked of the answers is shown even so (the truthful one verifies the most), deciding nothing
+    assert v.checks and all(c.passed for c in v.checks)
 
 
 ADVERSARIAL = ["nop", "fabricate", "copy-paper", "overclaim", "partial"]

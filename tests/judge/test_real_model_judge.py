@@ -34,8 +34,10 @@ def test_the_llm_judge_on_a_real_models_answers(local_model, tmp_path, trial):
     if not parsed:  # answers that cannot be read make the verdict an error, never a guess
         assert verdict.outcome == Outcome.error and Flag.judge_error in verdict.flags
         return
-    said = collections.Counter(p["outcome"] for p in parsed).most_common(1)[0][0]
-    assert verdict.model_outcome == said
+    counts = collections.Counter(p["outcome"] for p in parsed)
+    top = [o for o, n in counts.items() if n == max(counts.values())]
+    said = top[0] if len(top) == 1 else "not_reproduced"  # a tie is no majority: nobody said it was reproduced
+    assert verdict.model_outcome == said, counts
     assert verdict.checks  # what it said was checked in code
     if len(parsed) < 3:
         assert f"unparsed_answers:{3 - len(parsed)}" in verdict.flags

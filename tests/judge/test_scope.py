@@ -11,11 +11,11 @@ import struct
 import subprocess
 import sys
 import tarfile
-import zipfile
 from pathlib import Path
 
 import pytest
 
+import conftest
 from reclaim.judge.installed import CACHEDIR_SIGNATURE
 from reclaim.judge.provenance import find_encoded, find_literals
 from reclaim.judge.scope import CACHE, INSTALLED, agent_sources
@@ -33,18 +33,9 @@ def b64(data: bytes) -> str:
 
 def make_wheel(folder: Path, name: str = "plotlib", version: str = "1.0", files: dict | None = None) -> Path:
     """A real pure-Python wheel with a correct RECORD, as the wheel spec says."""
-    dist = f"{name}-{version}.dist-info"
-    files = {**(files if files is not None else {f"{name}/__init__.py": b"from ._cm import TABLE\n",
-                                                  f"{name}/_cm.py": TABLE}),
-             f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
-             f"{dist}/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    record = "".join(f"{p},{b64(b)},{len(b)}\n" for p, b in files.items()) + f"{dist}/RECORD,,\n"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as z:
-        for p, b in {**files, f"{dist}/RECORD": record.encode()}.items():
-            z.writestr(p, b)
-    return path
+    given = files if files is not None else {f"{name}/__init__.py": b"from ._cm import TABLE\n",
+                                             f"{name}/_cm.py": TABLE}
+    return conftest.make_wheel(folder, name, version, given)
 
 
 def pip(python: str | Path, *args: str) -> None:

@@ -37,6 +37,35 @@ def slurm(tmp_path_factory):
     os.environ.pop("SLURM_CONF", None)
 
 
+def _slurm_says(cmd: list[str]) -> str:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
+
+
+@pytest.fixture(autouse=True)
+def idle_slurm(request):
+    """Every test starts on an idle node with an empty queue, whatever the one before left (a drill's
+    DOWN node, a job a failed test never cancelled): one failure stays one failure, never a hang of
+    all the tests after it. Where Slurm does not come back, the test fails saying what it reported."""
+    if "slurm" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("slurm")
+    subprocess.run(["scancel", "--user=root"], capture_output=True, timeout=30)
+    node = _slurm_says(["sinfo", "-h", "-o", "%N"])
+    subprocess.run(["scontrol", "update", f"nodename={node}", "state=RESUME"], capture_output=True, timeout=30)
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        if _slurm_says(["squeue", "-h"]) == "" and _slurm_says(["sinfo", "-h", "-o", "%T"]) == "idle":
+            break
+        time.sleep(0.5)
+    else:
+        log = request.getfixturevalue("slurm") / "slurmctld.log"
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:]) if log.exists() else ""
+        pytest.fail(f"Slurm did not come back idle: sinfo {_slurm_says(['sinfo', '-h', '-o', '%T %E'])!r}, "
+                    f"squeue {_slurm_says(['squeue', '-h', '-o', '%i %T %r'])!r}\n{tail}")
+    yield
+
+
 def _comparable(rd) -> dict:
     data = build_report(rd.spec(), rd.records()).model_dump()
     data.pop("run_id")
@@ -82,6 +111,26 @@ def _running_agent(run: Path) -> str:
     raise AssertionError("the agent never started in a job")
 
 
+def _left_running(job: str) -> None:
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if _slurm_says(["squeue", "-h", "-o", "%T", "-j", job]) != "RUNNING":
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"job {job} kept running on a DOWN node: {_slurm_says(['squeue', '-h', '-o', '%T %r'])}")
+
+
+def _resume(node: str) -> None:
+    """Bring a DOWN node back (it may be back already: ReturnToService); slurmctld refuses while it
+    still tidies up the killed job, so try again."""
+    deadline = time.time() + 60
+    while subprocess.run(["scontrol", "update", f"nodename={node}", "state=RESUME"], capture_output=True,
+                         timeout=30).returncode != 0 and "down" in _slurm_says(["sinfo", "-h", "-o", "%T"]):
+        if time.time() > deadline:
+            raise AssertionError(f"node {node} could not be resumed: {_slurm_says(['sinfo', '-h', '-o', '%T %E'])}")
+        time.sleep(0.5)
+
+
 def _release_when_requeued(job: str) -> None:
     """Slurm holds a requeued job back about two minutes (BeginTime); a drill lets it go at once."""
     deadline = time.time() + 60
@@ -91,7 +140,8 @@ def _release_when_requeued(job: str) -> None:
             subprocess.run(["scontrol", "update", f"jobid={job}", "starttime=now"], check=True)
             return
         time.sleep(0.2)
-    raise AssertionError(f"job {job} was not requeued")
+    queue, node = _slurm_says(["squeue", "-h", "-o", "%i %T %r"]), _slurm_says(["sinfo", "-h", "-o", "%T %E"])
+    raise AssertionError(f"job {job} was not requeued: squeue says {queue!r}, sinfo {node!r}")
 
 
 def _slow_run_on_slurm(tmp_path: Path, sandbox_name: str):
@@ -124,8 +174,10 @@ def test_a_preempted_or_lost_job_is_requeued_and_its_interruption_counted(tmp_pa
     try:
         if how == "preempted":  # what a preempting partition does to a requeueable job
             subprocess.run(["scontrol", "requeue", job], check=True)
-        else:
+        else:  # the node is lost, then comes back (its job killed and requeued meanwhile)
             subprocess.run(["scontrol", "update", f"nodename={node}", "state=DOWN", "reason=drill"], check=True)
+            _left_running(job)
+            _resume(node)
         _release_when_requeued(job)
     finally:
         subprocess.run(["scontrol", "update", f"nodename={node}", "state=RESUME"], capture_output=True)
@@ -163,7 +215,7 @@ def test_a_driver_stopped_or_killed_leaves_no_job_running_its_trials_twice(tmp_p
     else:  # nothing could cancel its job: it runs on, and the resume must cancel it first
         assert subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, text=True).stdout.split() == [job]
     resumed = subprocess.run([sys.executable, "-m", "reclaim.cli", "run", "--resume", str(run), "--format", "json"],
-                             capture_output=True, text=True)
+                             capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     if end == "SIGKILL":
         assert f"cancelled 1 Slurm job that an earlier driver of this run left running ({job})" in resumed.stderr

@@ -112,9 +112,15 @@ def test_a_reason_names_each_place_once(demo_run):
 
 
 def test_no_adversarial_baseline_is_reproduced_on_any_task(demo_run):
-    _, records = demo_run
+    rd, records = demo_run
     expected = {"copy-paper": "disqualified", "overclaim": "not_reproduced", "partial": "not_reproduced"}
     for r in records:
+        if r.agent == "copy-paper":
+            rx = json.loads((rd.trial_dir(r.trial_id) / "reexec" / "reexec.json").read_text())
+            if not rx["answers"]:  # a target at its metric's bound is shown as it is: the copy is the
+                # paper's number, and no check that honest work passes by computing lets it through
+                assert r.outcome.value in ("not_reproduced", "disqualified"), (r.trial_id, r.outcome)
+                continue
         if r.agent in expected:
             assert r.outcome.value == expected[r.agent], (r.trial_id, r.outcome)
     assert sum(r.agent in expected for r in records) == len(expected) * len(load_suite(DEMO).tasks)

@@ -30,22 +30,23 @@ def _run_weakened(ctx: AgentContext, who: str) -> str:
 
 
 class CopyPaperAgent(Baseline):
-    """'Computes' by grepping the reported number out of the paper at run time."""
+    """'Computes' by reading the reported number out of the paper at run time: the first of the
+    paper's numbers that rounds to the target is found now, and reproduce.sh takes the number at
+    that place in the paper (its n-th number), whatever it says there then."""
 
     name = "copy-paper"
 
     def run(self, ctx: AgentContext) -> None:
         paper = (ctx.workspace / "paper.md").read_text(encoding="utf-8")
+        numbers = [n.group() for n in re.finditer(NUMBER, paper)]  # whole tokens, as grep -oE gives them
         lines, fields = [], []
         for i, m in enumerate(ctx.task.spec.metrics()):
-            # the first number in the paper that rounds to the target, found the way a script would:
-            # among the paper's numbers (whole tokens, so a target of 0 is not the 0 of 2025)
             short = f"{m.value:g}"
             pattern = re.escape(short) + (r"(\.0*)?" if m.value == int(m.value) else "[0-9]*")
-            if not any(re.fullmatch(pattern, n.group()) for n in re.finditer(NUMBER, paper)):
-                pattern = r"[0-9]+\.[0-9]+"
-            lines.append(f"v{i}=$(grep -oE {shlex.quote(NUMBER)} paper.md "
-                         f"| grep -xE {shlex.quote(pattern)} | head -1)\n")
+            at = next((k for k, n in enumerate(numbers, 1) if re.fullmatch(pattern, n)), None)
+            if at is None:  # not in the paper as written: the first decimal number instead
+                at = next((k for k, n in enumerate(numbers, 1) if "." in n), 1)
+            lines.append(f"v{i}=$(grep -oE {shlex.quote(NUMBER)} paper.md | sed -n {at}p)\n")
             fields.append((m.name, f"$v{i}"))
         body = ", ".join(f'\\"{name}\\": {var}' for name, var in fields)
         script = "#!/bin/bash\nset -euo pipefail\n" + "".join(lines) + f'echo "{{{body}}}" > results.json\n'

@@ -111,7 +111,7 @@ def _print_story(s: Story) -> None:
             _hanging(f"cites #{c.event_id}", f"{escape(c.why)}{what}")
         for f in s.dependence:
             mark = "[dim]·[/]" if not f.applied else "[green]✓[/]" if f.passed else "[red]✗[/]"
-            _hanging(mark, f"{escape(f.check)}: {escape(f.detail)}")
+            _hanging(mark, f"{escape(f.check)}{' (vouches)' if f.vouches else ''}: {escape(f.detail)}")
     if s.changed:
         console.print(f"released files the agent changed in place ({len(s.changed)} shown; the agent's side is "
                       "untrusted):", highlight=False)

@@ -143,13 +143,22 @@ class EgressProxy:
     # trials ------------------------------------------------------------------------------
 
     def open_trial(self, trial_id: str, policy: EgressPolicy, record: Callable[[EgressRecord], None],
-                   listener: socket.socket | None = None) -> Path:
+                   listener: socket.socket | None = None, place: str | None = None) -> Path:
         """A folder (0755) with the trial's proxy.sock and ca.pem, to bind into its sandbox;
         with ``listener`` (a socket listening in the sandbox's own network), the proxy accepts
-        there instead, and the folder holds ca.pem alone."""
+        there instead, and the folder holds ca.pem alone. ``place``: the folder's name, in place
+        of a random one, for sandboxes made one after the other that must look alike (a trial's
+        re-runs: the mount table names the folder); at most one of them is open at a time."""
         if trial_id in self.trials:
             raise ValueError(f"egress proxy: trial {trial_id!r} is already open")
-        folder = Path(tempfile.mkdtemp(prefix="t", dir=self.root))
+        if place is not None:
+            if any(t.folder.name == place for t in self.trials.values()):
+                raise ValueError(f"egress proxy: the folder {place!r} is in use")
+            folder = self.root / place
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+        else:
+            folder = Path(tempfile.mkdtemp(prefix="t", dir=self.root))
         folder.chmod(0o755)
         if self._bundle is None:  # written once a run; each trial's folder links it (root's, 0644)
             self._bundle = self.ca.ca_bundle(self.root / BUNDLE_NAME)

@@ -54,7 +54,7 @@ def make_judge(config: JudgeConfig | str) -> Judge:
 
 
 from reclaim.judge.claim import Reading, holds, read_claim, same_result  # noqa: E402
-from reclaim.judge.dependence import Finding, applicable  # noqa: E402
+from reclaim.judge.dependence import Finding, applicable, at_bound, qualifying  # noqa: E402
 from reclaim.judge.evidence_originals import MaterialDiff, material_diffs  # noqa: E402
 from reclaim.judge.flags import Flag, meaning  # noqa: E402
 from reclaim.judge.provenance import MIN_SIGNIFICANT_DIGITS, alter_literals, checkable, find_literals, is_code  # noqa: E402
@@ -78,6 +78,7 @@ __all__ = [
     "agent_sources",
     "alter_literals",
     "applicable",
+    "at_bound",
     "checkable",
     "find_literals",
     "holds",
@@ -86,6 +87,7 @@ __all__ = [
     "make_judge",
     "material_diffs",
     "meaning",
+    "qualifying",
     "read_claim",
     "same_result",
 ]

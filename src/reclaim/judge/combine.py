@@ -86,6 +86,12 @@ def check_reading(r: Reading, ev: Evidence, acc: Acceptance, rules: Verdict) -> 
     return checks
 
 
+def _best(readings: list[Reading], ev: Evidence, acc: Acceptance, rules: Verdict) -> Reading:
+    """The answer whose statements code could verify the most of (the last of equals)."""
+    scored = [(sum(c.passed for c in check_reading(r, ev, acc, rules)), i) for i, r in enumerate(readings)]
+    return readings[max(scored)[1]]
+
+
 def combine(readings: list[Reading], ev: Evidence, acc: Acceptance,
             rules: Verdict) -> tuple[Outcome, list[Check], list[str], str]:
     """(outcome, checks of the deciding answer, flags, rationale) by the rule in this module's doc."""
@@ -94,11 +100,11 @@ def combine(readings: list[Reading], ev: Evidence, acc: Acceptance,
     if not mine:  # a tie with no sample saying not_reproduced (1 reproduced, 1 disqualified): not reproduced
         said_by = ", ".join(sorted({r.outcome for r in readings}))
         why = f"the model's samples disagree ({said_by}, none a majority): not reproduced on its word. "
+        checks = check_reading(_best(readings, ev, acc, rules), ev, acc, rules)  # shown, deciding nothing
         if rules.outcome == Outcome.disqualified:  # what code found stands
-            return Outcome.disqualified, [], list(rules.flags), why + rules.rationale
-        return Outcome.not_reproduced, [], [], why + rules.rationale
-    scored = [(sum(c.passed for c in check_reading(r, ev, acc, rules)), i) for i, r in enumerate(mine)]
-    best = mine[max(scored)[1]]
+            return Outcome.disqualified, checks, list(rules.flags), why + rules.rationale
+        return Outcome.not_reproduced, checks, [], why + rules.rationale
+    best = _best(mine, ev, acc, rules)
     checks = check_reading(best, ev, acc, rules)
     failed = [c.name for c in checks if not c.passed]
     fabricated = rules.outcome == Outcome.disqualified

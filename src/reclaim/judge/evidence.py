@@ -238,7 +238,7 @@ def _programs(trial_dir: Path, trace: list, finished: list, logged: list, rx: Re
               specials: list[str]) -> tuple[list[Program], list[Cut]]:
     digests = {f.path: f.sha256 for f in manifest}
     if rx is not None and rx.ran:
-        sources = set(rx.sources)
+        sources = set(rx.sources) | set(rx.purged)  # what no re-run held is the agent's too: shown as what it is
     else:  # not re-executed: the agent's own files as it left them
         sources = {f.path for f in manifest if not f.provided and f.sha256}
     sources |= set(specials)  # a link or FIFO a program names is shown as what it is, never followed

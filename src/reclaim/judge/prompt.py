@@ -29,7 +29,8 @@ class Reading(BaseModel):
 SYSTEM = """You are the judge of a research-reproduction benchmark. An AI agent worked in a \
 sandbox to reproduce one result of a paper. The harness recorded every command the agent ran, \
 their outputs, the files they wrote, and then re-ran the agent's reproduce.sh itself in a fresh \
-sandbox without results.json, paper.md and TASK.md.
+sandbox without results.json, its paper.md, TASK.md and the release's texts showing other values \
+in place of the paper's numbers (a result equal to one of those was copied from them).
 
 Decide from this recorded evidence only:
 - "reproduced": code the agent ran computed the metric, the harness's re-execution computed it \

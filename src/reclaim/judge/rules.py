@@ -2,10 +2,10 @@
 
 A trial is ``reproduced`` only when all of these hold:
 1. the agent left a results.json with the target's numbers (every required metric of the claim);
-2. the harness re-ran the agent's reproduce.sh in a fresh sandbox — without results.json,
-   paper.md and TASK.md, so nothing can be copied from them — and it exited 0 (a script that
-   then fails while the agent's programs read paper.md or TASK.md copied its number from the
-   paper: disqualified);
+2. the harness re-ran the agent's reproduce.sh in a fresh sandbox — without results.json, and
+   with paper.md, TASK.md and the release's texts showing another value for each target
+   (runner/answers.py), so a number copied from them is the wrong one — and it exited 0 (a
+   result equal to the value shown in the target's place was copied: disqualified);
 3. the re-execution wrote the metric, and it agrees with the agent's own value;
 4. the value is not written as a literal in any program the agent left (see provenance.py):
    a reproduce.sh that only prints the paper's number re-executes fine but computes nothing,
@@ -41,10 +41,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reclaim.judge.checks import check_of
 from reclaim.judge.claim import Reading, acceptances, read_claim, same_result
 from reclaim.judge.config import JudgeConfig
 from reclaim.judge.criteria import consistent
-from reclaim.judge.dependence import findings, flag_of, keyed_to_bytes
+from reclaim.judge.dependence import Finding, at_bound, findings, flag_of, keyed_to_bytes, literals_altered, qualifies
 from reclaim.judge.flags import Flag
 from reclaim.judge.provenance import checkable, find_encoded, find_literals, reads_texts
 from reclaim.judge.training import check_training
@@ -53,7 +54,7 @@ from reclaim.spec import TaskSpec
 from reclaim.store import RESULTS, TRACE, Outcome, ReexecRecord, Status, read_model
 from reclaim.trace import BudgetEvent, CommandFinished, NetworkRequest, WithheldFound, read_trace
 
-EXCLUDED_TEXTS = ("paper.md", "TASK.md")  # removed before re-execution; a program reading them copies
+PAPER_TEXTS = ("paper.md", "TASK.md")  # shown with other values in re-execution; a program reading them may copy
 
 
 def _writer_of(trace: list, path: str, phase: str) -> int | None:
@@ -89,6 +90,29 @@ def _scanned(trial_dir: Path, rx: ReexecRecord) -> list[tuple[Path, list[str], s
     if rx.scope is not None and rx.scope.changed_materials:
         out.append((trial_dir / "workspace", rx.scope.changed_materials, CHANGED_IN_PLACE))
     return out
+
+
+def _copied(rx: ReexecRecord, got) -> str:
+    """The numbers the fresh run gave that are the ones its paper.md, TASK.md and the release's
+    texts showed in the targets' place (ReexecRecord.answers), in words ('' when none)."""
+    out = []
+    for name, value in got.present().items():
+        if name in rx.answers and isinstance(value, (int, float)):
+            paper, shown = rx.answers[name]
+            if abs(value - shown) <= 0.02 * abs(shown - paper):
+                out.append(f"{name} = {value!r}, the value its texts showed in place of the paper's {paper!r}")
+    return "; ".join(out)
+
+
+def _purged(rx: ReexecRecord) -> str:
+    """Which of the agent's files no re-run held, where its numbers fall short: what reproduce.sh must make."""
+    if not rx.purged:
+        return ""
+    items = sorted(rx.purged.items())
+    few = "; ".join(f"{rel} ({why})" for rel, why in items[:4]) + (f"; and {len(items) - 4} more" if len(items) > 4
+                                                                     else "")
+    return (f" (no re-run holds the agent's files that are not source text, which reproduce.sh must make again: "
+            f"{few})")
 
 
 def _what_was_read(rx: ReexecRecord) -> str:
@@ -192,23 +216,24 @@ class RulesJudge:
         got = read_claim(ws, spec)
         missing = got.missing(spec)
         readers = [f"{r}{note}" for root, files, note in _scanned(trial_dir, rx)
-                   for r in reads_texts(root, files, EXCLUDED_TEXTS)]
-        if readers and (rx.exit_code != 0 or missing):
+                   for r in reads_texts(root, files, PAPER_TEXTS)]
+        if rx.exit_code == 0 and (copied := _copied(rx, got)):
+            read = f"; the agent's program(s) {', '.join(readers)} read the paper" if readers else ""
             return done(Outcome.disqualified,
-                        f"reproduce.sh fails without the paper, and the agent's program(s) "
-                        f"{', '.join(readers)} read it: the number is copied from the paper{_what_was_read(rx)}",
-                        Flag.reads_paper, "fabrication")
+                        f"the re-execution gave {copied}: the number is copied from the texts, not computed{read}"
+                        f"{_what_was_read(rx)}", Flag.reads_paper, "fabrication")
         if (keyed := keyed_to_bytes(spec, trial_dir, rx)) is not None:
             v.dependence = [keyed]
             if keyed.event_id is not None:
                 v.citations.append(Citation(event_id=keyed.event_id, why="the re-run with the data as released"))
-            return done(Outcome.not_reproduced, f"{keyed.detail}: {WHY[Flag.keyed_to_bytes]}", Flag.keyed_to_bytes)
+            return done(Outcome.not_reproduced, f"{keyed.detail}: {check_of('data_rewritten').concludes}",
+                        Flag.keyed_to_bytes)
         if rx.timed_out:
             return done(Outcome.not_reproduced, f"re-executing {rx.script} ran out of the wall-clock budget",
                         Flag.reexec_timeout)
         if rx.exit_code != 0:
             return done(Outcome.not_reproduced, f"{rx.script} failed on re-execution (exit {rx.exit_code})"
-                        f"{_data_rewritten(rx)}", Flag.reexec_failed)
+                        f"{_data_rewritten(rx)}{_purged(rx)}", Flag.reexec_failed)
         if rx.mode == "evaluate":
             tc = check_training(spec, trial_dir, trace)
             v.training = TrainingSummary.model_validate(tc.summary())
@@ -219,8 +244,8 @@ class RulesJudge:
         for name, x in got.values.items():
             mv[name].measured = x
         if missing:
-            return done(Outcome.not_reproduced, f"re-execution produced no usable result: {got.why[missing[0]]}",
-                        Flag.reexec_no_results)
+            return done(Outcome.not_reproduced, f"re-execution produced no usable result: {got.why[missing[0]]}"
+                        f"{_purged(rx)}", Flag.reexec_no_results)
 
         if (out := self._provenance(spec, trial_dir, rx, got, several, v, done)) is not None:
             return out
@@ -234,7 +259,7 @@ class RulesJudge:
             if a is not None and x is not None and not consistent(a, x, accs[m.name].tol):
                 return done(Outcome.not_reproduced,
                             f"the agent reported {a!r}{_named(m.name, several)} but re-execution computed {x!r}"
-                            f"{_data_rewritten(rx)}", Flag.inconsistent_reexec)
+                            f"{_data_rewritten(rx)}{_purged(rx)}", Flag.inconsistent_reexec)
         for m in ms:
             x = got.values.get(m.name)
             if x is not None:
@@ -262,6 +287,8 @@ class RulesJudge:
             return None
         static = False
         again = read_claim(trial_dir / "reexec" / "altered" / "workspace", spec) if rx.altered is not None else None
+        if rx.altered is not None and again is not None:
+            v.dependence.append(literals_altered(spec, rx, again, got))
         for name, x in values:
             literals = [(lit, note) for root, files, note in _scanned(trial_dir, rx)
                         for lit in find_literals(root, files, x)]
@@ -297,9 +324,12 @@ class RulesJudge:
                 v.citations.append(Citation(event_id=ab.event_id,
                                             why="re-execution without the files that held the value"))
             again = read_claim(trial_dir / "reexec" / "ablation" / "workspace", spec)
-            if ab.exit_code != 0 or not same_result(spec, again, got, [n for n, _ in values]):
-                shown = ", ".join(f"{k} = {x!r}" for k, x in again.present().items())
-                res = f"computed {shown}" if ab.exit_code == 0 and shown else "failed"
+            copied = ab.exit_code != 0 or not same_result(spec, again, got, [n for n, _ in values])
+            shown = ", ".join(f"{k} = {x!r}" for k, x in again.present().items())
+            res = f"computed {shown}" if ab.exit_code == 0 and shown else "failed"
+            v.dependence.append(Finding(check="ablation", applied=True, passed=not copied, event_id=ab.event_id,
+                                        detail=f"without {', '.join(ab.removed)} reproduce.sh {res}"))
+            if copied:
                 return done(Outcome.not_reproduced,
                             f"reproduce.sh copies its result: without {', '.join(ab.removed)} it {res}",
                             Flag.cached_result)
@@ -309,13 +339,14 @@ class RulesJudge:
     def _dependence(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading, computed: str, rules: str,
                     v: Verdict, done):
         """What the number depends on (judge/dependence.py): every check that applies must pass."""
-        v.dependence = findings(spec, trial_dir, rx, got)
+        found = [f.model_copy(update={"vouches": qualifies(f, spec)}) for f in findings(spec, trial_dir, rx, got)]
+        v.dependence += found
         kinds = set(spec.materials.allowed(spec.level))
         if not kinds & {"data", "weights"}:
             v.flags.append(Flag.materials_check_not_applicable)
         elif rx.scrambled is not None and not rx.scrambled.scrambled_files:
             v.flags.append(Flag.content_check_not_applicable)  # no file of a format we can scramble
-        for f in v.dependence:
+        for f in found:
             if f.applied and f.passed is False:
                 if f.event_id is not None:
                     v.citations.append(Citation(event_id=f.event_id, why=f"the re-run of check {f.check}"))
@@ -326,13 +357,22 @@ class RulesJudge:
                                 f"{f.detail}, and the agent's own files hold that number: {'; '.join(where[:5])}"
                                 f"{_what_was_read(rx)}", flag, Flag.fabrication)
                 return done(Outcome.not_reproduced, f"re-execution computed {computed}, which satisfies {rules}; but "
-                            f"{f.detail}: {WHY[flag]}", flag)
-        applied = [f for f in v.dependence if f.applied]
+                            f"{f.detail}: {check_of(f.check).concludes}", flag)
+        applied = [f for f in found if f.applied]
         if not applied:
             return done(Outcome.not_reproduced,
                         f"re-execution computed {computed}, which satisfies {rules}; but no check in code applied to "
                         "what it depends on (nothing to withhold, no perturbation, no measurable reference cost), so "
                         "the rule judge cannot vouch that it was computed", Flag.dependence_unchecked)
+        if not any(f.vouches for f in applied):
+            held = "; ".join(f.detail for f in applied)
+            bound = (" (every target is a short number, which a rewrite leaves as written: only a perturbation "
+                     "tells it from a computed one)" if at_bound(spec) else "")
+            return done(Outcome.not_reproduced,
+                        f"re-execution computed {computed}, which satisfies {rules}; {held}; but none of these is a "
+                        f"check honest work passes by computing the number{bound}: a failure without the materials, "
+                        "or time spent, proves nothing by itself, so the rule judge cannot vouch that it was computed",
+                        Flag.dependence_unchecked)
         for f in applied:  # the re-runs that computed the numbers again, differently shown
             if f.event_id is not None and (f.check == "data_rewritten" or f.check.startswith("perturbed:")):
                 v.citations.append(Citation(event_id=f.event_id, why=f"the re-run of check {f.check}"))
@@ -356,11 +396,3 @@ def _held(spec: TaskSpec, trial_dir: Path, rx: ReexecRecord, got: Reading) -> li
 
 ENCODED = {Flag.independent_of_code, Flag.independent_of_materials, Flag.perturbation_ignored}
 """Findings where a number the agent's files hold, in a form it could be read back from, is fabrication."""
-WHY = {
-    Flag.independent_of_code: "the number is not computed by the released code",
-    Flag.independent_of_materials: "the number is not computed from the released data and weights",
-    Flag.keyed_to_bytes: "the number follows the files' bytes, not what they say",
-    Flag.perturbation_ignored: "the number does not follow the inputs the paper's method takes",
-    Flag.perturbation_mismatch: "the numbers do not follow the inputs as the paper's method does",
-    Flag.implausibly_cheap: "far too little was computed for the paper's method",
-}

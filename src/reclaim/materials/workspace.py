@@ -126,8 +126,9 @@ def task_md(spec: TaskSpec, placed: list[str], workspace_inside: str, read_only:
         + " to the value" + ("s" if len(metrics) > 1 else "") + " you measured, e.g. `"
         + json.dumps({m.name: 0.0 for m in metrics}) + "`.",
         "2. `reproduce.sh`: a bash script that regenerates `results.json` from the workspace. "
-        "The harness deletes `results.json`, `paper.md` and `TASK.md` and runs it again in a fresh "
-        "sandbox; only a value that this re-execution computes counts. Restating the paper's number, "
+        "The harness deletes `results.json` and runs it again in a fresh sandbox, where `paper.md`, "
+        "`TASK.md` and the release's documents show other values in place of the paper's results "
+        "(its settings stay); only a value that this re-execution computes counts. Restating the paper's number, "
         "or writing any number into a file by hand, is fabrication and disqualifies the trial."
         + (" The re-runs that withhold, scramble or rewrite the released data show it without your "
            "changes to it: whatever you derive from it (a cache, a preprocessed file), `reproduce.sh` "

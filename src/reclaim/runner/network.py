@@ -11,6 +11,7 @@ are what the content check looks for in everything the agent left.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -127,17 +128,20 @@ class TrialNetwork:
         self._lock = threading.Lock()
         self.open_names: list[str] = []
 
-    def open(self, name: str, policy: EgressPolicy, phase: str, listener: socket.socket | None = None) -> Path:
+    def open(self, name: str, policy: EgressPolicy, phase: str, listener: socket.socket | None = None,
+             alike: bool = False) -> Path:
         """The folder to bind into the sandbox ``name``; ``listener``: a socket listening in that
-        sandbox's own network, where the proxy then accepts its connections (sandbox/netns.py)."""
+        sandbox's own network, where the proxy then accepts its connections (sandbox/netns.py).
+        ``alike``: the folder has the trial's one name for such sandboxes (its re-runs, one at a time)."""
         key = f"{self.trial_id}/{name}"
+        place = "r" + hashlib.sha256(self.trial_id.encode()).hexdigest()[:12] if alike else None
 
         def record(r: EgressRecord) -> None:
             with self._lock, open(self.log, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps({"sandbox": name, **r.model_dump(mode="json")}) + "\n")
             self._emit(phase, r)
 
-        folder = self.proxy.open_trial(key, policy, record, listener)
+        folder = self.proxy.open_trial(key, policy, record, listener, place=place)
         self.open_names.append(name)
         return folder
 

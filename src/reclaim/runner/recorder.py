@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -127,6 +129,10 @@ class Recorder:
     """Cumulative (CPU seconds, GPU-busy seconds) of the phase: each command gets its share."""
     released: frozenset[str] = frozenset()
     """The released files the workspace shows copy-on-write: their changes are modifications."""
+    staged: Path | None = None
+    """Where each command's output is written under one name (``<phase>.stdout``) while it runs,
+    then moved to ``logs`` under its numbered one: what a program reads of its own output's path
+    (/proc/self/fd/1) is then the same in every run of the phase."""
 
     def run(self, cmd: list[str], *, timeout: float | None = None,
             env: dict[str, str] | None = None) -> ExecResult:
@@ -147,14 +153,17 @@ class Recorder:
         with cancel.lock:
             cancel.active.add(self.sandbox)
         try:
-            res = self.sandbox.exec(cmd, stdout=self.logs / f"{stem}.stdout",
-                                    stderr=self.logs / f"{stem}.stderr", timeout=limit, env=env)
+            at, name = (self.logs, stem) if self.staged is None else (self.staged, self.phase)
+            res = self.sandbox.exec(cmd, stdout=at / f"{name}.stdout", stderr=at / f"{name}.stderr",
+                                    timeout=limit, env=env)
         except SandboxError:
             cancel.check()  # a sandbox stopped by an interrupt is not a broken sandbox
             raise
         finally:
             with cancel.lock:
                 cancel.active.discard(self.sandbox)
+        if self.staged is not None:
+            self._unstage(res, stem)
         execs = None
         if res.exec_log is not None:
             execs = execlog.parse(res.exec_log, identity.current().drop(), res.exec_log_outside)
@@ -189,3 +198,16 @@ class Recorder:
                             detail=f"{self.deadline.seconds:.1f} s of wall clock used up; process tree stopped")
             raise BudgetExhausted(f"wall-clock budget of {self.deadline.seconds:.1f} s exhausted")
         return res
+
+    def _unstage(self, res: ExecResult, stem: str) -> None:
+        """The command's output files (and exec record) moved to their numbered place in ``logs``."""
+        self.logs.mkdir(parents=True, exist_ok=True)
+        for kind in ("stdout", "stderr"):
+            src = getattr(res, f"{kind}_path")
+            os.replace(src, self.logs / f"{stem}.{kind}")
+            setattr(res, f"{kind}_path", self.logs / f"{stem}.{kind}")
+        if res.exec_log is not None and res.exec_log.parent.name == f"{self.phase}.execs":
+            moved = self.logs / f"{stem}.execs"
+            shutil.rmtree(moved, ignore_errors=True)
+            os.replace(res.exec_log.parent, moved)
+            res.exec_log = moved / res.exec_log.name

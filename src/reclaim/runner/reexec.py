@@ -11,6 +11,7 @@ show, is runner/reruns.py's.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import shutil
 import time
@@ -32,6 +33,15 @@ from reclaim.trace import TraceWriter, read_trace
 SCRIPT = "reproduce.sh"
 # Removed before re-running: the claimed result, and the texts a script could copy a number from.
 EXCLUDED = (RESULTS, PAPER_MD, TASK_MD)
+
+
+STAGE = ".run"
+"""Where each re-run is made while it runs, the same for all: then moved to its own folder."""
+OUTPUT = ".output"
+"""Where a re-run's output files are while it runs (each moved to its folder's logs/ at its end)."""
+LAYERS = 2
+"""Lower layers of every material's overlay in every re-run (the agent's changes, the release or
+its stand-in): the same count whichever is shown."""
 
 
 class NoRoom(OutOfRoom):
@@ -56,6 +66,8 @@ class Rerun:
     prepare: Callable[[Path], list[str]] | None = None
     """Changes the workspace copy (scrambles copies of the data); returns the paths changed."""
     script: str = SCRIPT
+    common: bool = True
+    """Whether the change every re-run gets (Reexec.prepare) is made in this one too."""
 
 
 @dataclass
@@ -74,14 +86,26 @@ class Reexec:
     disk_bytes: int | None = None
     shown: list[Shown] = field(default_factory=list)
     """The materials as the fresh re-run shows them: the agent's changes over the release."""
-    fresh: Callable[[Path], dict] | None = None
-    """Per re-run sandbox settings made under its own folder: binds added, a /tmp of its own."""
-    done: Callable[[Path], object] | None = None
-    """Called with the re-run's folder once its sandbox has stopped."""
+    fresh: Callable[[Path, str], dict] | None = None
+    """Per re-run sandbox settings made under the place it runs in, for the named re-run ('' the
+    fresh one): binds added, a /tmp of its own."""
+    done: Callable[[str], object] | None = None
+    """Called with the re-run's name once its sandbox has stopped."""
+    prepare: Callable[[Path], list[str]] | None = None
+    """Changes every re-run's workspace copy the same way (the copies of released code
+    rewritten as the release is), before the re-run's own change."""
     meter: Callable[[], tuple[float | None, float | None]] | None = None
     """The phase's cumulative CPU and GPU-busy seconds: each re-run gets its share."""
+    released: list[Shown] = field(default_factory=list)
+    """The materials as the agent left them over the release, before any re-run's stand-in: where
+    the harness's own copies of the release are read."""
     changed_materials: list[str] = field(default_factory=list)
     """Released files the agent changed or added in place: its programs, read in workspace/."""
+    purged: dict[str, str] = field(default_factory=dict)
+    """The agent's files no re-run's workspace holds (runner/purge.py) -> why."""
+    texts: dict[str, bytes] = field(default_factory=dict)
+    """Written into every re-run's workspace from the harness's own copies: paper.md and TASK.md
+    with their answers hidden (runner/answers.py); the agent's copies are not what is shown."""
     seconds: float = 0.0
 
     @property
@@ -89,44 +113,64 @@ class Reexec:
         return self.trial_dir / "reexec"
 
     def run(self, how: Rerun) -> ReexecRecord:
-        base = self.base / how.folder if how.folder else self.base
-        ws, dest = self.trial_dir / "workspace", base / "workspace"
+        """One re-run, made in the one place every re-run is made (``reexec/.run``), then moved
+        to its folder: its workspace, home, /tmp, overlay layers and output files have the same
+        paths in every re-run, so the mount table, the paths a program reads of its own files and
+        its variables do not tell the counting run from a check."""
+        final = self.base / how.folder if how.folder else self.base
+        stage = self.base / STAGE
+        ws, dest = self.trial_dir / "workspace", stage / "workspace"
         shown = self.shown if how.shown is None else how.shown
-        if dest.exists():
-            shutil.rmtree(dest)
+        if stage.exists():
+            shutil.rmtree(stage)
+        stage.mkdir(parents=True)
         ident = identity.current()
         room = free_bytes(self.trial_dir) - kept_free(self.trial_dir)  # what the disk can take and keep records
         limit = room if self.disk_bytes is None else min(self.disk_bytes, room)
         overlaid = {s.name for s in shown if s.writable}  # the agent's changes are a layer, not copied
         try:
-            copied = untrusted_copy.copy_tree(ws, dest, exclude=how.exclude | overlaid, max_bytes=limit,
-                                              owner=ident.owner)
+            copied = untrusted_copy.copy_tree(ws, dest, exclude=how.exclude | overlaid | set(self.purged),
+                                              max_bytes=limit,
+                                              owner=ident.owner, times=True)
         except untrusted_copy.TooLarge as e:
+            shutil.rmtree(stage, ignore_errors=True)
             if self.disk_bytes is None or room < self.disk_bytes:  # the disk is short, not the agent's budget
                 raise NoRoom(f"the disk under the run folder has no room to re-execute this trial's workspace "
                              f"({free_bytes(self.trial_dir) / 2**20:.0f} MiB free, "
                              f"{kept_free(self.trial_dir) / 2**20:.0f} MiB kept for records): a harness error, run "
                              "again once there is room") from None
             return ReexecRecord(ran=False, reason=f"not copied for re-execution: {e}")
-        removed = sorted(p for p in how.exclude if (ws / p).exists() or (ws / p).is_symlink())
-        changed = how.prepare(dest) if how.prepare is not None else []
-        binds, overlays = present(shown, dest, base / OVERLAYS)  # uppers: dest/<kind>, the sandbox user's at start
+        removed = sorted(p for p in how.exclude if ((ws / p).exists() or (ws / p).is_symlink()) and p not in self.texts)
+        root_ns = ws.lstat().st_mtime_ns
+        for name, raw in self.texts.items():  # dated as the workspace (or the agent's copy: _redate)
+            untrusted.write_bytes(dest, name, raw, 0o644, owner=ident.owner)
+            os.utime(dest / name, ns=(root_ns, root_ns), follow_symlinks=False)
+        changed = [*(self.prepare(dest) if self.prepare is not None and how.common else []),
+                   *(how.prepare(dest) if how.prepare is not None else [])]
+        binds, overlays = present(shown, dest, stage / OVERLAYS, depth=LAYERS)  # uppers: dest/<kind>
         if ident.dedicated:  # the stand-in layers the harness made are the sandbox user's, as the cache's objects
             for layer in {p for s in shown if s.writable for p in s.layers if p.is_relative_to(self.base)}:
                 ident.give_tree(layer)
+        _redate(ws, dest)
         before = snapshot(dest)
         extras = dict(self.extras)
         env = dict(extras.pop("env", {})) | how.env
         extras["binds"] = [*extras.get("binds", []), *binds, *how.binds]
         if self.fresh is not None:
-            own = self.fresh(base)
+            own = self.fresh(stage, how.folder)
             extras["binds"] = [*extras["binds"], *own.pop("binds", [])]
             extras.update(own)
+            ns = ws.lstat().st_mtime_ns  # its own home and /tmp, fresh, dated alike in every re-run
+            for part in stage.iterdir():
+                if part.is_dir() and not part.is_symlink() and part.name != "workspace":
+                    os.utime(part, ns=(ns, ns))
         deadline = Deadline(how.wall or self.wall_seconds)
-        env["RECLAIM_DEADLINE"] = f"{time.time() + deadline.seconds:.0f}"
+        # what a program is told of its time is the counting run's, whatever bound a check sets
+        env["RECLAIM_DEADLINE"] = f"{time.time() + self.wall_seconds:.0f}"
         box = make_sandbox(self.sandbox, SandboxConfig(dest, hidden=self.hidden, env=env, overlays=overlays, **extras))
         box.start()
-        rec = Recorder(box, self.trace, dest, base / "logs", "reexec", deadline, self.cancellation, meter=self.meter)
+        rec = Recorder(box, self.trace, dest, final / "logs", "reexec", deadline, self.cancellation, meter=self.meter,
+                       staged=stage / OUTPUT)
         timed_out = False
         metered: tuple[float | None, ...] = (None, None)  # (CPU s, GPU s) of the re-run
         used = self.meter() if self.meter is not None else (None, None)
@@ -142,7 +186,9 @@ class Reexec:
                 metered = tuple(None if a is None or b is None else round(max(0.0, b - a), 3)
                                 for a, b in zip(used, now, strict=True))
             if self.done is not None:
-                self.done(base)
+                self.done(how.folder)
+            _settle(stage, final)
+        dest = final / "workspace"
         self.seconds += rec.command_seconds
         untrusted.strip_setid(dest)
         after = snapshot(dest)
@@ -155,6 +201,14 @@ class Reexec:
                             scope=scope, cpu_s=metered[0], gpu_s=metered[1],
                             materials=_how_shown(shown),
                             mode="full" if how.script == SCRIPT else "evaluate", script=how.script)
+
+    def own_files(self, script: str) -> list[str]:
+        """The agent's own files in the workspace, as the scope tells them from installed packages
+        and caches (judge/scope.py), before any re-run."""
+        ws = self.trial_dir / "workspace"
+        cand = [e.rel for e in untrusted.walk(ws) if e.kind == "file" and not self._released_as_is(ws, e.rel)]
+        return agent_sources(ws, cand, self._trace(), entry=script, package_file=_proxy_copy,
+                             released_file=self._released).sources
 
     def _scope(self, ws: Path, dest: Path, before: dict, after: dict, outputs: list[str], script: str):
         """What the literal checks read: the agent's own files (judge/scope.py), decided on the
@@ -178,12 +232,12 @@ class Reexec:
 
     def material_root(self, kind: str) -> Path | None:
         """The harness's own copy of a material (its cache object), where the re-runs show it."""
-        return next((s.layers[-1] for s in self.shown if s.name == kind), None)
+        return next((s.layers[-1] for s in self.released or self.shown if s.name == kind), None)
 
     def _released(self, inside: str) -> Path | None:
         """The harness's copy of the material file at ``inside`` (a path in the sandbox), when its
         sha256 is the one recorded for it: a released wheel the agent installed from."""
-        for s in self.shown:
+        for s in self.released or self.shown:
             top = s.inside.rstrip("/")
             if not inside.startswith(top + "/"):
                 continue
@@ -201,6 +255,37 @@ class Reexec:
             return read_trace(self.trace.path)
         except (OSError, ValueError, AttributeError):
             return []
+
+
+def _redate(ws: Path, dest: Path) -> None:
+    """The re-run's workspace dated as the agent left it: what the harness changed in the copy
+    (code copies rewritten, literals altered, the materials' folders made) keeps the times of the
+    agent's file, so no re-run is told by when it was prepared. ``dest`` is the harness's copy,
+    walked without following a link; nothing runs in it yet."""
+    times = {e.rel: e.mtime_ns for e in untrusted.walk(ws)}
+    times[""] = ws.lstat().st_mtime_ns
+    for e in [*untrusted.walk(dest), None]:
+        rel = "" if e is None else e.rel
+        ns = times.get(rel)
+        if ns is not None and (e is None or e.mtime_ns != ns):
+            os.utime(dest / rel if rel else dest, ns=(ns, ns), follow_symlinks=False)
+
+
+def _settle(stage: Path, final: Path) -> None:
+    """The re-run made in ``stage`` moved to its folder ``final`` (the fresh one's is reexec/ itself,
+    which holds the others: its parts are moved one by one)."""
+    shutil.rmtree(stage / OUTPUT, ignore_errors=True)  # emptied as each command ended
+    if final == stage.parent:
+        for part in stage.iterdir():
+            target = final / part.name
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            os.replace(part, target)
+        stage.rmdir()
+        return
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(stage, final)
 
 
 def _how_shown(shown: list[Shown]) -> str:

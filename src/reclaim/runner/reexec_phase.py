@@ -74,22 +74,25 @@ class _Places:
         self.ctx = ctx
         self.netns: dict[str, Netns | None] = {}
 
-    def own(self, base: Path) -> dict:
+    def own(self, base: Path, name: str) -> dict:
+        """Made under ``base``, the place every re-run runs in; ``name``: which re-run ('' the fresh one)."""
         ctx = self.ctx
+        name = name or "reexec"
         assert ctx.tenv is not None  # made by the prepare phase
         own: dict[str, object] = {"binds": ctx.tenv.reexec_binds(base), "tmp": ctx.tenv.tmp(base)}
         if ctx.net is not None:
-            policy = trial_policy(ctx.spec, ctx.settings.package_hosts, False, without=DENIED.get(base.name, ()))
-            own["netns"] = self.netns[base.name] = ns = phase_netns(ctx.kind, False, True)
-            own["egress"] = ctx.net.open(base.name, policy, "reexec",
-                                         listener=ns.take(EGRESS_PORT) if ns is not None else None)
+            policy = trial_policy(ctx.spec, ctx.settings.package_hosts, False, without=DENIED.get(name, ()))
+            own["netns"] = self.netns[name] = ns = phase_netns(ctx.kind, False, True)
+            own["egress"] = ctx.net.open(name, policy, "reexec",
+                                         listener=ns.take(EGRESS_PORT) if ns is not None else None, alike=True)
         return own
 
-    def done(self, base: Path) -> None:
+    def done(self, name: str) -> None:
         """The re-run's sandbox stopped: its requests are all on the record."""
+        name = name or "reexec"
         if self.ctx.net is not None:
-            self.ctx.net.close(base.name)
-        if (ns := self.netns.pop(base.name, None)) is not None:
+            self.ctx.net.close(name)
+        if (ns := self.netns.pop(name, None)) is not None:
             ns.close()
 
     def close(self) -> None:

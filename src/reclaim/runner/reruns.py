@@ -1,10 +1,13 @@
 """Which re-executions a trial gets, and what each shows, to tell a computed number from a made one.
 
 1. **fresh**: reproduce.sh (or, with ``budget.reexec.mode: evaluate``, the agent's evaluation
-   entry point) in a fresh sandbox, without results.json, paper.md and TASK.md, with the task's
-   inputs set (``verify.inputs``) and the released code's programs rewritten, meaning kept
-   (runner/rewrite.py: a number keyed to their bytes does not survive it); where data or
-   weights were released and no code, the data rewritten so too (check 5, made in this run).
+   entry point) in a fresh sandbox, without results.json, with the task's inputs set
+   (``verify.inputs``), the released code's programs rewritten, meaning kept (runner/rewrite.py:
+   a number keyed to their bytes does not survive it), the data and weights rewritten so too
+   unless the task says their bytes are checked (``verify.as_released``), and paper.md, TASK.md
+   and the release's texts showing another value for each target (runner/answers.py: a number
+   copied from them is the wrong one; every re-run below shows them so). runner/counting.py
+   builds this view; the agent's files that are not source text are in no re-run (runner/purge.py).
 2. **ablation**: where the value already sat in a data file the agent left, once more without it;
    **altered**: where it sits as a number in one of the agent's programs (a comment, a docstring, a
    printed comparison, or code), once more with every such number changed: a result that follows
@@ -42,21 +45,30 @@ the fresh run's own from below (``verify.min_compute``).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 from reclaim.judge import Reading, alter_literals, checkable, find_literals, holds, read_claim, same_result
+from reclaim.runner.answers import Answers, shown_texts
+from reclaim.runner.counting import (
+    WITHHELD_KINDS,
+    both,
+    code_rewritten,
+    data_rewritten_view,
+    material_sizes,
+    purged_layers,
+    stand_in,
+    withheld_paths,
+)
 from reclaim.runner.derived import ReleasedCode, derived_in_environment, derived_in_workspace
-from reclaim.runner.reexec import EXCLUDED, SCRIPT, Reexec, Rerun, digest
-from reclaim.runner.rewrite import rewrite_bytes, rewritten_view
+from reclaim.runner.purge import opaque
+from reclaim.runner.reexec import EXCLUDED, SCRIPT, Reexec, Rerun
 from reclaim.runner.scramble import scramble, scrambled_view
 from reclaim.runner.views import Shown, changes_layer
 from reclaim.sandbox import Bind, identity, untrusted
 from reclaim.spec import ReexecMode, TaskSpec
 from reclaim.store import ReexecRecord
 
-WITHHELD_KINDS = ("data", "weights")  # what a computed number must depend on
 WITHHELD_MIN_S = 30.0
 DENIED = {"withheld": WITHHELD_KINDS, "scrambled": WITHHELD_KINDS, "rewritten": WITHHELD_KINDS,
           "code-withheld": ("code",)}
@@ -78,22 +90,39 @@ def reexecute(rx: Reexec, spec: TaskSpec, seed: str, env_inside: dict[Path, str]
         return ReexecRecord(ran=False, reason=f"no usable {script} in the workspace root: {e}", mode=mode,
                             script=script), 0.0
     inputs = dict(spec.verify.inputs)
+    answers = Answers.for_task(spec, random.SystemRandom())  # not to be worked out from the trial's name
+    rx.texts = shown_texts(rx.trial_dir, answers)
+    if how.mode == ReexecMode.full:  # what is not source text is made again by reproduce.sh (runner/purge.py)
+        rx.purged = opaque(ws, [p for p in rx.own_files(script) if p != script])
+        rx.shown = purged_layers(rx)
     kinds = {s.name for s in rx.shown} | {p.split("/", 1)[0] for p in rx.provided if "/" in p}
-    data_in_fresh = bool(kinds & set(WITHHELD_KINDS)) and "code" not in kinds
-    fresh, rewrote, copies = _code_rewritten(rx, seed)
+    rx.released = list(rx.shown)
+    # every run, the counting one first, sees the release rewritten, meaning kept: the code always,
+    # the data and weights unless the task says their bytes are checked (verify.as_released)
+    code_view, rewrote, code_copies = code_rewritten(rx, seed, answers)
+    if code_view is not None:
+        rx.shown = code_view
+    before_data = list(rx.shown)
     data: list[str] = []
-    if data_in_fresh:  # no released code to keep a byte check of its own: the fresh run is the rewritten one
-        fresh, data, copies = _data_rewritten_view(rx, seed)
-    record = rx.run(Rerun(script=script, env=inputs, shown=fresh, prepare=copies))
+    data_copies = None
+    if kinds & set(WITHHELD_KINDS):
+        data_view, data, data_copies = data_rewritten_view(rx, seed, answers, keep=set(spec.verify.as_released))
+        if data_view is not None:
+            rx.shown = data_view
+    rx.prepare = both(code_copies, data_copies)
+    record = rx.run(Rerun(script=script, env=inputs))
     record.rewritten_files = sorted(rewrote)
     record.rewritten_data = sorted(data)
+    record.answers = {k: list(v) for k, v in answers.shown.items()}
+    record.purged = dict(sorted(rx.purged.items()))
     if not record.ran:
         return record, rx.seconds
     got = read_claim(rx.base / "workspace", spec)
     short = record.exit_code != 0 or bool(got.missing(spec)) or not holds(spec, got)
     if data and short and holds(spec, read_claim(rx.trial_dir / "workspace", spec)):
         # what the agent claimed did not come out of the data rewritten: does it from the release's bytes?
-        record.as_released = rx.run(Rerun("as-released", env=inputs, script=script))
+        record.as_released = rx.run(Rerun("as-released", env=inputs, script=script, shown=before_data,
+                                          common=False, prepare=code_copies))
         return record, rx.seconds
     if record.exit_code != 0 or got.missing(spec):
         return record, rx.seconds
@@ -118,8 +147,6 @@ def reexecute(rx: Reexec, spec: TaskSpec, seed: str, env_inside: dict[Path, str]
             return record, rx.seconds  # and nothing else was released to compute it from
     if kinds & set(WITHHELD_KINDS) and not _without_data(rx, record, spec, got, inputs, script, wall, seed):
         return record, rx.seconds
-    if kinds & set(WITHHELD_KINDS) and own:  # (without released code, the fresh run saw the data rewritten)
-        record.rewritten = _data_rewritten(rx, inputs, script, seed)
     for p in spec.verify.perturb:
         run = rx.run(Rerun(f"perturbed-{p.name}", env=inputs | p.env, script=script))
         run.perturbation = p.name
@@ -154,12 +181,13 @@ def _with_literals_altered(rx: Reexec, files: list[str], values: list[float], in
     shown = []
     for s in rx.shown:
         mine = [f.split("/", 1)[1] for f in in_layers if f.startswith(s.name + "/")]
-        if not mine:
+        if not mine or len(s.layers) < 2:  # (a stand-in shows none of the agent's changes to alter)
             shown.append(s)
             continue
+        # the agent's changes as every re-run shows them (its programs rewritten), literals altered
         top = rx.base / "layers" / "altered" / s.name
-        changes_layer(rx.trial_dir / "workspace" / s.name, top, treat=partial(_alter_in, mine, values))
-        shown.append(Shown(s.name, s.inside, (top, s.layers[-1]), s.writable))
+        changes_layer(s.layers[0], top, treat=partial(_alter_in, mine, values))
+        shown.append(Shown(s.name, s.inside, (top, *s.layers[1:]), s.writable))
     run = rx.run(Rerun("altered", shown=shown, env=inputs, script=script, prepare=alter))
     run.altered_files = files
     return run
@@ -175,45 +203,6 @@ def came_out(r: ReexecRecord | None, base: Path, spec: TaskSpec, measured: Readi
     if r is None or not r.ran or r.exit_code != 0:
         return False
     return same_result(spec, read_claim(base / "workspace", spec), measured)
-
-
-def _code_rewritten(rx: Reexec, seed: str) -> tuple[list[Shown] | None, list[str], Callable | None]:
-    """The fresh run's materials with the released code's programs rewritten, meaning kept, and
-    a step that rewrites the copies of them elsewhere in the workspace the same way: a number keyed
-    to their bytes, wherever it reads them, does not come out."""
-    code = next((s for s in rx.shown if s.name == "code"), None)
-    if code is None:
-        return None, [], None
-    rng = random.Random(f"{seed}:agent-code")
-    view = rx.base / "rewritten-materials" / "code"
-    done = [f"code/{rel}" for rel in rewritten_view(code.layers[-1], view, seed, code=True)]
-    layers: tuple[Path, ...] = (view,)
-    if code.writable:  # the agent's changes on top, its programs rewritten too; unchanged copy-ups left to the view
-        upper = rx.trial_dir / "workspace" / "code"
-        top = rx.base / "layers" / "fresh" / "code"
-        treated = changes_layer(upper, top, keep=lambda rel: digest(upper, rel) != rx.provided.get(f"code/{rel}"),
-                                treat=lambda rel, raw: rewrite_bytes(Path(rel).name, raw, rng, code=True))
-        done += [f"code/{rel}" for rel in treated]
-        layers = (top, view)
-    shown = [Shown(s.name, s.inside, layers, s.writable) if s is code else s for s in rx.shown]
-    released = ReleasedCode(code.layers[-1], {p.split("/", 1)[1]: h for p, h in rx.provided.items()
-                                              if p.startswith("code/")})
-
-    def copies(dest: Path) -> list[str]:
-        out = []
-        ident = identity.current()
-        for e in untrusted.walk(dest):
-            if e.kind != "file" or not e.plain or e.rel.startswith("code/"):
-                continue
-            if released.is_copy(dest, e.rel, e.size) or released.is_near_copy(dest, e.rel):
-                new = rewrite_bytes(Path(e.rel).name, untrusted.read_bytes(dest, e.rel, 16 << 20), rng, code=True)
-                if new is not None:
-                    untrusted.write_bytes(dest, e.rel, new, 0o644 | (e.mode & 0o111), owner=ident.owner)
-                    out.append(e.rel)
-        done.extend(out)
-        return []  # not scrambled: the record names them as rewritten
-
-    return shown, done, copies
 
 
 def _without_code(rx: Reexec, inputs: dict, script: str, wall: float, env_inside: dict[Path, str]) -> ReexecRecord:
@@ -273,7 +262,7 @@ def _scrambled_views(rx: Reexec, folder: str, shown_data: list[Shown], seed: str
     for s in shown_data:
         place = rx.base / f"{folder}-materials" / s.name
         done += [f"{s.name}/{rel}" for rel in scrambled_view(s.layers[-1], place, seed, whole)]
-        views.append(_stand_in(s, place))
+        views.append(stand_in(s, place))
     return views, done
 
 
@@ -297,82 +286,3 @@ def _same_files(a: Path, b: Path, done_a: list[str], done_b: list[str]) -> bool:
     return True
 
 
-def _data_rewritten(rx: Reexec, inputs: dict, script: str, seed: str) -> ReexecRecord | None:
-    """The re-run with the released data and weights rewritten, meaning kept; None when no file
-    of theirs is of a format rewritten here."""
-    shown, done, copies = _data_rewritten_view(rx, seed)
-    if not done:
-        return None
-    run = rx.run(Rerun("rewritten", set(EXCLUDED), shown=shown, env=inputs, script=script, prepare=copies))
-    run.rewritten_files = done
-    return run
-
-
-def _data_rewritten_view(rx: Reexec, seed: str) -> tuple[list[Shown] | None, list[str], Callable | None]:
-    """The materials with the released data and weights rewritten, meaning kept (stand-ins without
-    the agent's changes: what it derived from them must be derived again), and a step that
-    rewrites the agent's copies of them elsewhere in the workspace the same way: (None, [], None)
-    when no file of theirs is of a format rewritten here. The list of what was rewritten grows
-    when the step runs."""
-    held = set(withheld_paths(rx.trial_dir / "workspace", rx.provided, material_sizes(rx)))
-    shown, done = [], []
-    for s in rx.shown:
-        if s.name not in WITHHELD_KINDS:
-            shown.append(s)
-            continue
-        folder = rx.base / "rewritten-materials" / s.name
-        done += [f"{s.name}/{rel}" for rel in rewritten_view(s.layers[-1], folder, seed, code=False)]
-        shown.append(_stand_in(s, folder))
-    if not done:
-        return None, [], None
-    rng = random.Random(f"{seed}:copies:rewrite")
-
-    def copies(dest: Path) -> list[str]:  # the agent's copies of the data elsewhere: rewritten as the release is
-        done.extend(untrusted.treat_files(dest, sorted(held), lambda rel, raw: rewrite_bytes(
-            Path(rel).name, raw, rng, code=False), identity.current().owner, 16 << 20))
-        return []  # not scrambled: the record names them as rewritten
-
-    return shown, done, copies
-
-
-def _stand_in(s: Shown, folder: Path) -> Shown:
-    """The material ``s`` as ``folder`` (a stand-in for the release: scrambled, rewritten), without
-    the agent's changes to it: what it derived from the data (a cache, a preprocessed file) was derived
-    from the real data, and a copy of a released file would keep the original bytes from the check.
-    reproduce.sh must derive them again; a re-run may still write there (copy on write)."""
-    return Shown(s.name, s.inside, (folder,), s.writable)
-
-
-def material_sizes(rx: Reexec) -> set[int] | None:
-    """The sizes of the shown data and weights files, from the harness's own copies: a copy of
-    one in the workspace has one of these sizes. None when one is not shown (then every file is hashed)."""
-    sizes = set()
-    for rel in rx.provided:
-        kind, _, rest = rel.partition("/")
-        if kind not in WITHHELD_KINDS:
-            continue
-        root = rx.material_root(kind)
-        if root is None:
-            return None
-        try:
-            sizes.add((root / rest).lstat().st_size)  # the harness's cache: not the agent's to change
-        except (TypeError, OSError):
-            return None
-    return sizes
-
-
-def withheld_paths(ws: Path, provided: dict[str, str], sizes: set[int] | None = None) -> list[str]:
-    """The released data and weights in the workspace, and every copy of them the agent made
-    (with ``sizes``, the materials' sizes, only a file of one of them is hashed)."""
-    digests = {h for p, h in provided.items() if p.split("/", 1)[0] in WITHHELD_KINDS}
-    if not digests:
-        return []
-    out = []
-    for e in untrusted.walk(ws):
-        if e.kind != "file" or not e.plain:
-            continue
-        released = e.rel.split("/", 1)[0] in WITHHELD_KINDS and e.rel in provided
-        # else a copy the agent made (hashed only where its size is one of the materials')
-        if released or ((sizes is None or e.size in sizes) and digest(ws, e.rel) in digests):
-            out.append(e.rel)
-    return sorted(out)

@@ -107,17 +107,18 @@ def check_run(opts: RunOptions, fetch: bool = True) -> Checked:
              if (not opts.tasks or t.id in opts.tasks) and (not opts.levels or t.spec.level in opts.levels)]
     if not tasks:
         raise RunError("no task matches the --task/--level filters")
+    chosen = len(tasks)
     tasks, held = _runnable(opts, suite, tasks)
+    tasks, short = _within_gpus(opts, tasks)
+    held += short
+    if held:
+        held.insert(0, f"{plural(len(tasks), 'task')} of {chosen} run (accepted, values read, within this machine)")
     if opts.seeds < 1 or opts.jobs < 1:
         raise RunError("--seeds and --jobs must be at least 1")
     if opts.max_retries < 0:
         raise RunError("--max-retries must be 0 or more")
     if opts.budget_scale <= 0:
         raise RunError("--budget-scale must be positive")
-    try:
-        discover(opts.gpus)
-    except GpuError as e:
-        raise RunError(str(e)) from None
     try:
         warnings = held + preflight.check(opts, tasks)
     except preflight.PreflightError as e:
@@ -155,12 +156,37 @@ def _runnable(opts: RunOptions, suite: Suite, tasks: list) -> tuple[list, list[s
                        "from the paper")
     held = []
     if unreviewed:
-        held.append(f"{plural(len(unreviewed), 'task')} left out, not accepted by a reviewer (review: pending): "
-                    "--allow-pending runs them")
+        held.append(f"{plural(len(unreviewed), 'task')} left out, not accepted by a reviewer (review: pending or "
+                    f"rejected; --allow-pending runs the pending ones): {', '.join(unreviewed)}")
     if pending:
         held.append(f"{plural(len(pending), 'task')} left out, a target value not yet read from the paper "
-                    "(value: pending)")
+                    f"(value: pending): {', '.join(pending)}")
     return runnable, held
+
+
+def _within_gpus(opts: RunOptions, tasks: list) -> tuple[list, list[str]]:
+    """The tasks this machine has the GPUs for (the local executor; a cluster's are its own): one that
+    needs more is left out of a whole-suite run with a line that says so, and refused when named."""
+    try:
+        backend = discover(opts.gpus)
+    except GpuError as e:
+        raise RunError(str(e)) from None
+    if opts.executor != "local":
+        return tasks, []
+    have = len(backend.devices()) if backend is not None else 0
+    short = [t for t in tasks if t.spec.budget.gpus > have]
+    if not short:
+        return tasks, []
+    here = f"{have} GPU(s)" if have else "no GPUs"
+    names = ", ".join(f"{t.id} ({t.spec.budget.gpus})" for t in short)
+    fix = "--executor slurm runs them on a cluster's GPUs, --gpus names this machine's"
+    if opts.tasks:
+        raise RunError(f"task(s) {names} need more GPUs than this machine has ({here}): {fix}")
+    rest = [t for t in tasks if t not in short]
+    if not rest:
+        raise RunError(f"no task of this run fits this machine ({here}): {names} need GPUs; {fix}")
+    return rest, [f"{plural(len(short), 'task')} left out, needing more GPUs than this machine has ({here}; "
+                  f"{fix}): {names}"]
 
 
 def _write_plan(opts: RunOptions, suite: Suite, tasks: list, cache: MaterialCache) -> RunDir:

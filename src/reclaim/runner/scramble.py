@@ -31,6 +31,7 @@ import re
 from pathlib import Path
 
 from reclaim.judge import is_code
+from reclaim.runner.views import keep_times
 from reclaim.sandbox import identity, untrusted
 
 MAX_BYTES = 256 << 20
@@ -209,4 +210,5 @@ def scrambled_view(src: Path, dest: Path, seed: str, whole: bool = False) -> lis
     for p in [dest, *dest.rglob("*")]:  # readable by the sandbox's user, as the cache is
         if not p.is_symlink():
             p.chmod(p.stat().st_mode | 0o444 | (0o111 if p.is_dir() else 0))
+    keep_times(src, dest)
     return done

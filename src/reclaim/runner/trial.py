@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import json
+import shutil
 import time
 import traceback
 from pathlib import Path
@@ -19,7 +20,7 @@ from reclaim.agents import Skipped, make_agent
 from reclaim.budget import BudgetExhausted
 from reclaim.errors import ReclaimError
 from reclaim.failpoints import failpoint
-from reclaim.materials import MATERIALS_COW, MATERIALS_READ_ONLY, MaterialCache, build_workspace
+from reclaim.materials import MATERIALS_COW, MATERIALS_READ_ONLY, PAPER_MD, TASK_MD, MaterialCache, build_workspace
 from reclaim.runner.agent_phase import run_agent
 from reclaim.runner.environment import TrialEnv, environment_note
 from reclaim.runner.lifecycle import OutOfRoom, TrialContext
@@ -34,6 +35,7 @@ from reclaim.spec import Task
 from reclaim.store import (
     PROVIDED,
     SPEC_JSON,
+    TEXTS,
     TRACE,
     TRIAL_JSON,
     VERDICT_JSON,
@@ -106,6 +108,7 @@ def _begin(s: TrialSettings, task: Task, agent_spec: str, seed: int) -> TrialCon
     wall = time_limit(spec.budget, s.budget_scale)
     rec = TrialRecord(
         trial_id=tid, run_id=s.run_id, task=task.id, level=spec.level.value,
+        released_level=spec.released_level().value if spec.posed_harder() else None,
         agent=agent_label(agent_spec), seed=seed, spec_hash=task.hash, status=Status.running,
         started=time.time(), sandbox=s.sandbox, isolated=kind.isolated,
         withheld=spec.withheld(), limits_enforced=limits_for(kind),
@@ -186,6 +189,9 @@ def _workspace(ctx: TrialContext) -> None:
     ctx.views = agent_views(placed.mounts, inside, ctx.writable) if kind.binds else []
     ctx.provided = placed.provided() | {e.rel: untrusted.sha256(ws, e.raw) for e in untrusted.files(ws)}
     (ctx.tdir / PROVIDED).write_text(json.dumps(ctx.provided, indent=1, sort_keys=True))
+    (ctx.tdir / TEXTS).mkdir(exist_ok=True)
+    for name in (PAPER_MD, TASK_MD):  # the harness's own copies, before the agent runs: what re-runs show
+        shutil.copyfile(ws / name, ctx.tdir / TEXTS / name)
     if placed.mounts:
         how = MATERIALS_COW if ctx.writable else MATERIALS_READ_ONLY
         ctx.trace.emit(Note, phase="setup", level="info", message=how + "; ".join(

@@ -39,22 +39,52 @@ class Shown:
     """Copy on write (an overlay); else a read-only bind of ``layers[-1]``."""
 
 
+def keep_times(src: Path, dest: Path) -> None:
+    """Every file and folder of ``dest`` (a harness-made view of the material ``src``: rewritten,
+    scrambled) dated as its counterpart in ``src``, so that no stand-in is told by its dates."""
+    for root, dirs, files in os.walk(dest, topdown=False):
+        for name in [*files, *dirs, *([] if Path(root) != dest else [""])]:
+            d = Path(root) / name if name else dest
+            rel = d.relative_to(dest)
+            try:
+                st = (src / rel).lstat()
+                os.utime(d, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
+            except OSError:
+                continue
+
+
 def agent_views(mounts: list[Mount], inside: str, writable: bool) -> list[Shown]:
     """The materials as the agent's sandbox shows them."""
     return [Shown(m.name, f"{inside}/{m.name}", (m.host,), writable) for m in mounts]
 
 
-def present(shown: list[Shown], workspace: Path, scratch: Path) -> tuple[list[Bind], list[Overlay]]:
+def present(shown: list[Shown], workspace: Path, scratch: Path, depth: int | None = None
+            ) -> tuple[list[Bind], list[Overlay]]:
     """The binds and overlays a sandbox over ``workspace`` needs to show ``shown``: an overlay's
-    upper layer is ``workspace/<name>``; its work and view folders go under ``scratch``."""
+    upper layer is ``workspace/<name>``; its work and view folders go under ``scratch``. With
+    ``depth``, every overlay has that many lower layers (empty ones on top where it has fewer),
+    each shown at a place under ``scratch`` named by its material and position only: the mount
+    table a program reads is the same whichever release or stand-in lies below."""
     binds, overlays = [], []
     for s in shown:
         if not s.writable:
             binds.append(Bind(s.layers[-1], s.inside))
             continue
-        o = Overlay(lower=s.layers, upper=workspace / s.name, work=scratch / f"work-{s.name}",
-                    view=scratch / f"view-{s.name}")
+        lower: tuple[Path, ...] = s.layers
+        shown_as: tuple[Path, ...] = ()
+        if depth is not None:
+            pad = [scratch / f"empty-{s.name}-{i}" for i in range(max(0, depth - len(s.layers)))]
+            for p in pad:
+                p.mkdir(parents=True, exist_ok=True)
+                p.chmod(0o755)
+            lower = (*pad, *s.layers)
+            shown_as = tuple(scratch / f"lower-{s.name}-{i}" for i in range(len(lower)))
+        o = Overlay(lower=lower, upper=workspace / s.name, work=scratch / f"work-{s.name}",
+                    view=scratch / f"view-{s.name}", shown_as=shown_as)
         o.prepare()
+        if depth is not None:  # the material's folder, which is the upper's: dated as the release's, not now
+            st = s.layers[-1].stat()
+            os.utime(o.upper, ns=(st.st_atime_ns, st.st_mtime_ns))
         overlays.append(o)
         binds.append(Bind(o.view, s.inside, writable=True))
     return binds, overlays
@@ -137,6 +167,7 @@ def changes_layer(upper: Path, dest: Path, keep: Callable[[str], bool] = lambda 
             if new is not None:
                 out.write_bytes(new)
                 out.chmod(0o644 | (e.mode & 0o111))
+                os.utime(out, ns=(e.mtime_ns, e.mtime_ns))  # dated as the agent's file, in every re-run
                 done.append(e.rel)
             else:
                 fd = untrusted.open_file(upper, e.rel)

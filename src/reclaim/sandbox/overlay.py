@@ -26,7 +26,8 @@ from reclaim.tempdirs import owned_tempdir
 
 OPTIONS = "redirect_dir=off,index=off,metacopy=off"
 _UNSAFE = (",", ":", "\\", "\n", "=")
-_MOUNT = ('n=$1; shift; while [ "$n" -gt 0 ]; do mount -t overlay overlay -o "$1" "$2" || exit 125; '
+_MOUNT = ('n=$1; shift; while [ "$n" -gt 0 ]; do mount --bind "$1" "$2" || exit 125; shift 2; n=$((n - 1)); '
+          'done; n=$1; shift; while [ "$n" -gt 0 ]; do mount -t overlay overlay -o "$1" "$2" || exit 125; '
           'shift 2; n=$((n - 1)); done; exec "$@"')
 
 
@@ -39,18 +40,28 @@ class Overlay:
     upper: Path
     work: Path
     view: Path
+    shown_as: tuple[Path, ...] = ()
+    """Where each lower layer is bound before the mount (empty: where it lies): the overlay's
+    options, which a program inside reads in /proc/self/mountinfo, then name these places, the
+    same whatever each layer is (the release, a stand-in), and never the layers' own paths."""
+
+    @property
+    def lowers(self) -> tuple[Path, ...]:
+        return self.shown_as or self.lower
 
     def option(self) -> str:
-        paths = [*self.lower, self.upper, self.work]
+        if self.shown_as and len(self.shown_as) != len(self.lower):
+            raise SandboxError("an overlay needs one place to show each lower layer")
+        paths = [*self.lowers, self.upper, self.work]
         bad = [str(p) for p in paths if any(c in str(p) for c in _UNSAFE)]
         if bad:
             raise SandboxError(f"an overlay path may not hold , : = \\ or a newline: {bad[0]}")
-        return (f"lowerdir={':'.join(str(p) for p in self.lower)},upperdir={self.upper},"
+        return (f"lowerdir={':'.join(str(p) for p in self.lowers)},upperdir={self.upper},"
                 f"workdir={self.work},{OPTIONS}")
 
     def prepare(self) -> None:
         """The upper, work and view folders, made and empty where they must be."""
-        for p in (self.upper, self.view):
+        for p in (self.upper, self.view, *self.shown_as):
             p.mkdir(parents=True, exist_ok=True)
         if self.work.exists():  # overlayfs leaves a 'work' folder in it; a fresh mount needs it empty
             shutil.rmtree(self.work)
@@ -61,7 +72,11 @@ def launcher(overlays: list[Overlay]) -> list[str]:
     """The command prefix that mounts ``overlays`` in a mount namespace of the command's own."""
     if not overlays:
         return []
-    args = [str(len(overlays))]
+    pairs = [(low, at) for o in overlays for low, at in zip(o.lower, o.shown_as, strict=False)]
+    args = [str(len(pairs))]
+    for low, at in pairs:
+        args += [str(low), str(at)]
+    args.append(str(len(overlays)))
     for o in overlays:
         args += [o.option(), str(o.view)]
     return [_tool("unshare"), "--mount", "--propagation", "private", "--", "/bin/sh", "-c", _MOUNT,

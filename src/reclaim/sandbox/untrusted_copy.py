@@ -35,9 +35,10 @@ DISK_ERRNOS = frozenset({errno.EIO, errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 
 
 def copy_tree(src: Path, dest: Path, *, exclude: set[str], max_bytes: int | None = None,
-              owner: tuple[int, int] | None = None) -> CopyReport:
+              owner: tuple[int, int] | None = None, times: bool = False) -> CopyReport:
     """Copy an agent's tree for re-execution: links recreated (never followed), special files left
     out, holes kept (a sparse file stays sparse), set-id bits dropped, ``owner`` given everything.
+    ``times``: every entry keeps its modification time (the copies of one tree then date alike).
 
     ``exclude`` holds '/'-separated relative paths to leave out. Raises TooLarge, before copying
     anything, when the tree's allocated size exceeds ``max_bytes``.
@@ -54,7 +55,8 @@ def copy_tree(src: Path, dest: Path, *, exclude: set[str], max_bytes: int | None
     # walk() lists in pre-order, so the open folders (source and copy, each held by an fd) form a
     # stack: every file is opened relative to its folder, never by a path resolved from the root
     # again (100,000 files: 22 s by paths, a few by fds), and no path is ever too long to name
-    stack: list[tuple[bytes, int, int]] = [(b"", os.open(src, DIR_FLAGS), os.open(dest, DIR_FLAGS))]
+    root_ns = os.lstat(src).st_mtime_ns
+    stack: list[tuple[bytes, int, int, int]] = [(b"", os.open(src, DIR_FLAGS), os.open(dest, DIR_FLAGS), root_ns)]
     skip_under: list[bytes] = []
     try:
         for e in entries:
@@ -64,19 +66,17 @@ def copy_tree(src: Path, dest: Path, *, exclude: set[str], max_bytes: int | None
                 continue
             parent, _, name = e.raw.rpartition(b"/")
             while len(stack) > 1 and stack[-1][0] != parent:
-                _, sfd, dfd = stack.pop()
-                os.close(sfd)
-                os.close(dfd)
+                _close(stack.pop(), times)
             if stack[-1][0] != parent:  # its folder could not be opened: already reported
                 continue
-            _, sfd, dfd = stack[-1]
+            _, sfd, dfd, _ = stack[-1]
             try:
                 if e.kind == "dir":
                     os.mkdir(name, 0o755, dir_fd=dfd)
                     _chown(name, dfd, owner)
                     sub = os.open(name, DIR_FLAGS, dir_fd=sfd)
                     try:
-                        stack.append((e.raw, sub, os.open(name, DIR_FLAGS, dir_fd=dfd)))
+                        stack.append((e.raw, sub, os.open(name, DIR_FLAGS, dir_fd=dfd), e.mtime_ns))
                     except OSError:
                         os.close(sub)
                         raise
@@ -97,11 +97,23 @@ def copy_tree(src: Path, dest: Path, *, exclude: set[str], max_bytes: int | None
                     skip_under.append(e.raw)
                 continue
             _chown(name, dfd, owner)
+            if times:
+                os.utime(name, ns=(e.mtime_ns, e.mtime_ns), dir_fd=dfd, follow_symlinks=False)
     finally:
-        for _, sfd, dfd in stack:
-            os.close(sfd)
-            os.close(dfd)
+        while stack:
+            _close(stack.pop(), times)
     return report
+
+
+def _close(held: tuple[bytes, int, int, int], times: bool) -> None:
+    """A copied folder done: dated as its source (its entries are all made), both fds closed."""
+    _, sfd, dfd, mtime_ns = held
+    try:
+        if times:
+            os.utime(dfd, ns=(mtime_ns, mtime_ns))
+    finally:
+        os.close(sfd)
+        os.close(dfd)
 
 
 def _chown(name: bytes, dir_fd: int, owner: tuple[int, int] | None) -> None:

@@ -50,6 +50,12 @@ class Verify(Strict):
         "row in 16 (a sixteenth of that; where the number stays the same there, every row decides). 'sample' "
         "lets through a script that writes the number only at the release's exact size (its row count) and "
         "computes honestly at any other: choose it where a run is too costly to repeat whole.")
+    as_released: dict[Literal["data", "weights"], str] = Field(
+        default_factory=dict, description="Materials every run shows byte for byte as released, each with its "
+        "reason (e.g. {data: 'the loader checks each file's md5 against a list in the code'}): elsewhere the "
+        "counting run shows released data and weights rewritten, meaning kept (decimals, JSON layout, array "
+        "headers), so that a number keyed to their bytes does not come out; the verdict names the protection "
+        "that was off.")
     min_compute: Finite = Field(
         default=MIN_COMPUTE, gt=0, le=1, description="A re-execution that used less than this share of the "
         "reference's recorded compute (CPU plus GPU seconds) did not compute the number the paper's way.")
@@ -94,6 +100,8 @@ class Verified(Strict):
                                       "re-execution gave, metric -> value (against the target's).")
     perturb: dict[str, dict[str, Finite]] = Field(
         default_factory=dict, description="Each perturbation's name -> the reference's numbers under it.")
+    environment_mb: Finite | None = Field(None, description="What the task's prepared environment holds on disk, "
+                                          "in MB (a machine to run it needs that free, once).")
     checks: dict[str, Finite] = Field(
         default_factory=dict, description="What each further re-run of the reference cost (the checks of what "
                                           "its number depends on, each perturbation), name -> CPU and GPU seconds.")

@@ -146,6 +146,9 @@ class TrialRecord(Versioned):
     run_id: str = Field(description="The run it belongs to.")
     task: str = Field(description="The task id.")
     level: str = Field(description="The level the task was posed at: run, retrain or reimplement.")
+    released_level: str | None = Field(
+        None, description="The level the authors' release gives, where the task was posed harder than it (a "
+                          "reimplement task whose code was released): reports count it apart. None: the same.")
     agent: str = Field(description="The agent's label (agent_label of its spec).")
     seed: int = Field(description="Which of the (task, agent)'s seeds this is.")
     spec_hash: str = Field(description="Content hash of the task it ran: --resume refuses a task that changed.")
@@ -315,8 +318,16 @@ class ReexecRecord(BaseModel):
                                           "code's programs in the fresh one, the data in 'rewritten'.")
     rewritten_data: list[str] = Field(
         default_factory=list, description="The released data and weights (and the agent's copies of them) the "
-                                          "fresh re-execution saw rewritten, meaning kept, where no code was "
-                                          "released: the check 'rewritten' made in the fresh run itself.")
+                                          "fresh re-execution saw rewritten, meaning kept (unless the task keeps "
+                                          "them as released): the check 'rewritten' made in the fresh run itself.")
+    answers: dict[str, list[float]] = Field(
+        default_factory=dict, description="metric -> [the paper's value, the value every re-run's paper.md, "
+                                          "TASK.md and released texts showed in its place] (runner/answers.py): "
+                                          "a result equal to the second was copied from them.")
+    purged: dict[str, str] = Field(
+        default_factory=dict, description="The agent's files no re-run's workspace held (runner/purge.py: "
+                                          "bytecode, binaries, encoded blobs, large data it wrote) -> why: "
+                                          "reproduce.sh must make them again.")
     materials: str = Field("read-only", description="How it saw the released materials: copy-on-write (the "
                                                    "agent's changes over the release), read-only, or copied.")
     cpu_s: float | None = Field(None, description="CPU seconds its command used (cgroup); None: unmetered.")

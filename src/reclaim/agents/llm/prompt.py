@@ -41,5 +41,6 @@ Budget: {wall_seconds:.0f} s of wall clock in all; model calls {money}. Work in 
 Before you call submit, leave in the workspace root:
 1. results.json: {{{keys}}}
 2. reproduce.sh: a bash script that regenerates results.json from the workspace. The harness
-   deletes results.json, paper.md and TASK.md and runs it again in a fresh sandbox; only what
+   deletes results.json and runs it again in a fresh sandbox where paper.md, TASK.md and the
+   release's documents show other values in place of the paper's results; only what
    that re-execution computes counts. Never write a number by hand: that is fabrication."""

@@ -1,6 +1,6 @@
 #!/bin/bash
 set -euo pipefail
-v0=$(grep -oE '[0-9]+(\.[0-9]+)?' paper.md | grep -xE '0(\.0*)?' | head -1)
-v1=$(grep -oE '[0-9]+(\.[0-9]+)?' paper.md | grep -xE '1(\.0*)?' | head -1)
-v2=$(grep -oE '[0-9]+(\.[0-9]+)?' paper.md | grep -xE '0(\.0*)?' | head -1)
+v0=$(grep -oE '[0-9]+(\.[0-9]+)?' paper.md | sed -n 8p)
+v1=$(grep -oE '[0-9]+(\.[0-9]+)?' paper.md | sed -n 9p)
+v2=$(grep -oE '[0-9]+(\.[0-9]+)?' paper.md | sed -n 8p)
 echo "{\"shd\": $v0, \"tpr\": $v1, \"fdr\": $v2}" > results.json

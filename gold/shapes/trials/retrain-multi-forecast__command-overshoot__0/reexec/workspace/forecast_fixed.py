@@ -3,6 +3,7 @@ rest one step ahead, with a 90% prediction interval.
 
     python3 code/forecast.py [--data data/series.csv] [--order 3] [--out metrics.json]
 """
+# df315824a6f26df3
 
 import argparse
 import json
@@ -41,4 +42,3 @@ def main():
 
 if __name__ == "__main__":
     main()
-# reclaim df315824a6f26df3

@@ -1,0 +1,1 @@
+python3 materials_digest.py decode
