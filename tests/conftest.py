@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import os
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -109,6 +112,23 @@ def run_suite(suite: Path, runs_root: Path, agents: list[str], sandbox: str, **o
 
     rd = plan_run(RunOptions(suite=suite, agents=agents, sandbox=sandbox, runs_root=runs_root, **opts))
     return rd, execute(rd)
+
+
+def make_wheel(folder: Path, name: str, version: str, files: dict[str, str | bytes]) -> Path:
+    """A real wheel (pure Python, a valid RECORD), built offline: ``files`` maps paths to content."""
+    folder.mkdir(parents=True, exist_ok=True)
+    dist = f"{name}-{version}.dist-info"
+    content = {p: b if isinstance(b, bytes) else b.encode() for p, b in files.items()}
+    content[f"{dist}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+    content[f"{dist}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    digest = {p: base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode() for p, b in content.items()}
+    record = [f"{p},sha256={digest[p]},{len(b)}" for p, b in content.items()]
+    content[f"{dist}/RECORD"] = ("\n".join([*record, f"{dist}/RECORD,,"]) + "\n").encode()
+    wheel = folder / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for p, b in content.items():
+            z.writestr(p, b)
+    return wheel
 
 
 def write_agent(path: Path, body: str) -> Path:

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import run_suite, task_yaml, write_agent, write_suite
 from reclaim.budget.gpus import Allocator, FakeBackend, discover
+from reclaim.runner.run import RunError
 from reclaim.sandbox import images
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,14 +154,16 @@ sleep 60
     assert "deadline" in next((tdir / "logs").glob("agent-*.stdout")).read_text()
 
 
-def test_more_gpus_than_exist_fails_before_starting(tmp_path, sandbox_name):
+def test_more_gpus_than_exist_is_refused_before_any_trial(tmp_path, sandbox_name):
     agent = write_agent(tmp_path / "x.sh", "touch started\n")
-    suite = write_suite(tmp_path / "suite", [_gpu_task("big", gpus=4)])
-    rd, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, gpus="fake:2")
-    assert rec.outcome.value == "error" and "needs 4 GPU(s) but this machine has 2 GPU(s)" in rec.error
-    assert not (rd.trial_dir(rec.trial_id) / "workspace" / "started").exists()
-    rd, (rec,) = run_suite(suite, tmp_path / "runs2", [f"command:{agent}"], sandbox_name, gpus="none")
-    assert rec.outcome.value == "error" and "this run has none" in rec.error
+    suite = write_suite(tmp_path / "suite", [_gpu_task("big", gpus=4), _gpu_task("small", gpus=1)])
+    _, (rec,) = run_suite(suite, tmp_path / "runs", [f"command:{agent}"], sandbox_name, gpus="fake:2")
+    assert rec.task == "small" and rec.outcome.value != "error"  # the whole suite runs what fits, and says so
+    with pytest.raises(RunError, match=r"big \(4\) need more GPUs than this machine has \(2 GPU\(s\)\)"):
+        run_suite(suite, tmp_path / "runs2", [f"command:{agent}"], sandbox_name, gpus="fake:2", tasks=["big"])
+    with pytest.raises(RunError, match=r"no task of this run fits this machine \(no GPUs\)"):
+        run_suite(suite, tmp_path / "runs3", [f"command:{agent}"], sandbox_name, gpus="none")
+
 
 
 def test_backends(tmp_path):

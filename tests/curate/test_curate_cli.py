@@ -82,19 +82,38 @@ def test_build_a_draft_refuse_it_pending_rebuild_offline_and_review(tmp_path, mo
     assert "0 request(s)" in res.output and sum(replay.hits.values()) == before
     assert [p.read_text() for p in tasks] == [p.read_text() for p in sorted((tmp_path / "again").glob("*/task.yaml"))]
 
-    res = runner.invoke(app, ["tasks", "validate", str(draft)])
-    assert res.exit_code == 1 and "review: pending" in res.output and "reclaim curate review" in res.output
+    res = runner.invoke(app, ["tasks", "validate", str(draft)])  # a draft is a status, not a problem
+    assert res.exit_code == 0 and "8 drafts not yet accepted by a reviewer" in res.output, res.output
     res = runner.invoke(app, ["run", "--suite", str(draft), "--agent", "nop", "--dry-run"])
     assert res.exit_code == 2 and "not accepted" in res.output and "--allow-pending" in res.output
 
-    res = runner.invoke(app, ["curate", "review", str(draft), "--reviewer", "ada"], input="a\nr\n" + "s\n" * 6)
+    # accepted means checked: a draft with no reference is refused, whatever the reviewer types
+    res = runner.invoke(app, ["curate", "review", str(draft), "--reviewer", "ada"], input="a\ns\nr\n" + "s\n" * 6)
     assert res.exit_code == 0, res.output
-    assert "accepted 1, rejected 1, skipped 6" in res.output
+    assert "reference: null" in res.output and "accepted 0, rejected 1, skipped 7" in res.output
+    # the curator writes a reference and what verifying it needs, for a task with code to withhold
+    k = next(i for i, p in enumerate(tasks) if i > 1 and load_task(p.parent).level.value != "reimplement")
+    spec = yaml.safe_load(tasks[k].read_text())
+    (tasks[k].parent / "reference").mkdir()
+    (tasks[k].parent / "reference" / "reproduce.sh").write_text("#!/bin/sh\npython3 train.py --eval\n")
+    spec["reference"] = {"path": "reference", "entrypoint": "reproduce.sh"}
+    spec["review"]["checklist"].update(needs_hardware="4x A100 80 GB, 6 h",
+                                       verifier_must_run="reproduce.sh: results.json with accuracy within 1 point")
+    tasks[k].write_text(yaml.safe_dump(spec, sort_keys=False))
+    walk = ["s"] * 7  # the pending ones, in order: task 1 was rejected
+    walk[k - 1] = "a"
+    res = runner.invoke(app, ["curate", "review", str(draft), "--reviewer", "ada"], input="\n".join(walk) + "\n")
+    assert res.exit_code == 0, res.output
+    assert "accepted 1, rejected 0, skipped 6" in res.output
     statuses = [yaml.safe_load(p.read_text())["review"] for p in tasks]
-    assert statuses[0]["status"] == "accepted" and statuses[0]["by"] == "ada"
+    assert statuses[k]["status"] == "accepted" and statuses[k]["by"] == "ada"
     assert statuses[1]["status"] == "rejected"
     res = runner.invoke(app, ["tasks", "validate", str(draft), "--allow-pending"])
-    assert res.exit_code == 1 and "review: rejected" in res.output  # rejected is never let through
+    assert res.exit_code == 0 and "1 draft rejected by a reviewer" in res.output, res.output
+    rejected = tasks[1].parent.name
+    res = runner.invoke(app, ["run", "--suite", str(draft), "--agent", "nop", "--dry-run", "--allow-pending",
+                              "--task", rejected])
+    assert res.exit_code == 2 and "not accepted" in res.output  # rejected is never let through
 
 
 def test_build_names_its_source_and_refuses_a_used_folder(tmp_path):

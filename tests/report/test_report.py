@@ -70,6 +70,19 @@ def test_rates_exclude_harness_errors_and_pick_the_best_agent():
                                  "disqualified": 1, "error": 1, "skipped": 0}
 
 
+def test_tasks_posed_harder_than_released_are_rated_apart_from_their_level():
+    """Published per-level figures count levels by what the authors released: a reimplement task whose
+    code was released (posed harder) must not lift or sink the reimplement rate."""
+    harder = _rec("d", "reimplement", "x", 0, "reproduced").model_copy(update={"released_level": "retrain"})
+    r = build_report(_spec(), [*RECORDS, harder])
+    assert r.levels["reimplement"].agents["x"].trials == 1 and r.levels["reimplement"].agents["x"].reproduced == 0
+    apart = r.levels["reimplement (posed harder)"]
+    assert apart.papers == 1 and apart.agents["x"].reproduced == 1
+    assert list(r.levels) == ["run", "reimplement", "reimplement (posed harder)"]  # each after its level
+    assert [t.released_level for t in r.trials if t.task == "d"] == ["retrain"]
+    assert "| reimplement (posed harder) | x | 1 | 1 |" in to_markdown(r)
+
+
 def test_json_keys_are_stable():
     data = json.loads(to_json(build_report(_spec(), RECORDS)))
     assert data["run_id"] == "r1" and data["schema_version"] == 3

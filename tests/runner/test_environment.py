@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import shutil
 import subprocess
 import sys
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
 
-from conftest import run_suite, task_yaml, write_agent, write_suite
+from conftest import make_wheel, run_suite, task_yaml, write_agent, write_suite
 from reclaim.materials.environment import DONE, prepare
 from reclaim.spec import load_suite
 
@@ -28,31 +25,14 @@ EOF
 """
 
 
-def make_wheel(folder: Path, version: str = "1.0") -> Path:
+def make_probe(folder: Path, version: str = "1.0") -> Path:
     """A real wheel of a package that reclaim's own environment lacks, built offline."""
-    folder.mkdir(parents=True, exist_ok=True)
-    dist = f"{PROBE}-{version}.dist-info"
-    files = {
-        f"{PROBE}/__init__.py": "def mean(xs):\n    return sum(xs) / len(xs)\n",
-        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {PROBE}\nVersion: {version}\n",
-        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: reclaim-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for name, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{name},sha256={digest},{len(text.encode())}")
-    record.append(f"{dist}/RECORD,,")
-    files[f"{dist}/RECORD"] = "\n".join(record) + "\n"
-    wheel = folder / f"{PROBE}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as z:
-        for name, text in files.items():
-            z.writestr(name, text)
-    return wheel
+    return make_wheel(folder, PROBE, version, {f"{PROBE}/__init__.py": "def mean(xs):\n    return sum(xs) / len(xs)\n"})
 
 
 @pytest.fixture
 def probe_index(tmp_path, monkeypatch):
-    wheel = make_wheel(tmp_path / "wheels")
+    wheel = make_probe(tmp_path / "wheels")
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheel.parent))
     return wheel
 

@@ -94,6 +94,18 @@ def test_weakened_baselines_need_reference_weakened(tmp_path):
     assert any("skipped on 1 task(s) without one: mean-retrain" in w for w in checked.warnings)
 
 
+def test_the_reference_baseline_on_a_task_without_a_reference_is_refused_before_any_trial(tmp_path):
+    """The run would spend every attempt on an error: the plan says so first, naming the task."""
+    suite = write_suite(tmp_path / "s", [task_yaml("mean-retrain", "retrain"),
+                                         task_yaml("no-ref", "retrain", reference=None)])
+    with pytest.raises(RunError, match=r"--agent reference runs each task's reference solution, and 1 task\(s\) "
+                                       r"have none \(reference: null\): no-ref"):
+        check_run(_opts(suite, tmp_path, agents=["reference"]))
+    assert [t.id for t in check_run(_opts(suite, tmp_path, agents=["nop"])).tasks] == ["mean-retrain", "no-ref"]
+    assert [t.id for t in check_run(_opts(suite, tmp_path, agents=["reference"], tasks=["mean-retrain"])).tasks] \
+        == ["mean-retrain"]
+
+
 def test_an_upstream_lost_during_the_trial_is_an_error_not_the_agents_failure(tmp_path, one_task, sandbox_name):
     # the agent tries its model once through the gateway, ignores the failure, and stops
     agent = write_agent(tmp_path / "calls.sh", (

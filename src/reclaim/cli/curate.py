@@ -107,6 +107,7 @@ def review(
     """Walk through every pending task of a draft: accept it, edit its task.yaml ($EDITOR) and come
     back to it, reject it, or skip it for later. Accepted tasks can run; rejected ones never do."""
     from reclaim.spec.load import load_task
+    from reclaim.spec.review import acceptance_problem
 
     tasks = sorted(p.parent for p in suite.glob("*/task.yaml"))
     pending = [d for d in tasks if ((yaml.safe_load((d / "task.yaml").read_text()) or {}).get("review") or {})
@@ -126,9 +127,14 @@ def review(
                 continue
             if choice == "a":
                 try:
-                    load_task(d)  # it must validate as it stands
+                    spec_now = load_task(d)  # it must validate as it stands
                 except Exception as e:
                     console.print(f"  [red]✗[/] {escape(str(e))}; edit it first", highlight=False)
+                    continue
+                review = spec_now.review.model_copy(update={"status": "accepted"}) if spec_now.review else None
+                unearned = acceptance_problem(spec_now.model_copy(update={"review": review}))
+                if unearned is not None:  # accepted means checked: a reference, recorded or with a checklist
+                    console.print(f"  [red]✗[/] {escape(unearned)}; edit it first", highlight=False)
                     continue
             break
         if choice == "q":

@@ -87,7 +87,8 @@ def validate(
         "--keep", help="Keep the run folder of --with-reference and print its path (kept anyway when a "
                        "task fails).")] = False,
     allow_pending: Annotated[bool, typer.Option(
-        help="Accept tasks of a curated draft that no one has reviewed yet (review: pending).")] = False,
+        help="With --with-reference: also run the references of drafts no one has accepted yet (review: pending); "
+             "drafts are validated either way, and fail nothing by being drafts.")] = False,
     task: Annotated[Optional[list[str]], typer.Option(
         "--task", help="With --with-reference: run only these tasks' references (repeatable); every task is still "
                        "checked offline.")] = None,
@@ -109,23 +110,14 @@ def validate(
     from reclaim.cli.validation import task_warnings
     from reclaim.sandbox import check_backend, default_backend
 
-    unreviewed = [t for t in s.tasks if t.spec.review is not None and t.spec.review.status != "accepted"
-                  and not (allow_pending and t.spec.review.status == "pending")]
-    for t in unreviewed:
-        err.print(f"[red]✗[/] {escape(str(t.dir / 'task.yaml'))}: review: {t.spec.review.status}: a curated draft "
-                  f"that no one has accepted; review it with: reclaim curate review {escape(str(s.dir))} "
-                  "(or validate it as it is with --allow-pending)", highlight=False)
-    if unreviewed:
-        err.print(f"[bold red]{len(unreviewed)} problem(s)[/] in {s.dir}")
-        raise typer.Exit(1)
-    warned = 0
+    warned = drafts_line(s)
     for name in unlisted_tasks(s.dir, s.meta):  # a folder the tasks: list leaves out is skipped silently
         warned += 1
         console.print(f"[yellow]![/] {escape(name)}: has a task.yaml, but the tasks: list of suite.yaml leaves it "
                       "out, so the suite skips it (add it to tasks:, or leave tasks: out to take every folder)",
                       highlight=False)
     for t in s.tasks:
-        for w in task_warnings(t):
+        for w in task_warnings(t, s.meta.llm_judged):
             warned += 1
             console.print(f"[yellow]![/] {escape(t.id)}: {escape(w)}", highlight=False)
     if record and not with_reference:
@@ -146,6 +138,30 @@ def validate(
         err.print(f"[bold red]error:[/] --task {', '.join(unknown)}: no such task in {s.meta.name}")
         raise typer.Exit(2)
     run_references(s, name, jobs, keep, warned, record, allow_pending, task or [])
+
+
+def drafts_line(s) -> int:
+    """Say which tasks are drafts (validated, listed, never run by a whole-suite run) and why; a
+    draft is a status, not a problem. How many warnings that was (0 or 1 per kind)."""
+    from reclaim.spec.review import review_status
+
+    kinds = {"pending": "not yet accepted by a reviewer (review: pending)",
+             "value": "a target value not yet read from the paper (value: pending)",
+             "rejected": "rejected by a reviewer, kept for the record"}
+    groups: dict[str, list[str]] = {k: [] for k in kinds}
+    for t in s.tasks:
+        status = review_status(t.spec)
+        if status == "rejected":
+            groups["rejected"].append(t.id)
+        elif t.spec.pending_values():
+            groups["value"].append(t.id)
+        elif status == "pending":
+            groups["pending"].append(t.id)
+    for kind, ids in groups.items():
+        if ids:
+            console.print(f"[yellow]![/] {plural(len(ids), 'draft')} {kinds[kind]}: validated, never run by a "
+                          f"whole-suite run: {escape(', '.join(ids))}", highlight=False)
+    return sum(bool(ids) for ids in groups.values())
 
 
 def _problems(s) -> int:
@@ -208,7 +224,7 @@ def _num(x) -> str:
 def _record(s, rd, records, sandbox: str):
     """verified.yaml for each task whose reference's re-execution met its criteria; each such
     reference judged again with what was recorded. Returns the suite, loaded again."""
-    from reclaim.cli.validation import costly_checks, recorded, write_verified
+    from reclaim.cli.validation import costly_checks, cuda_on_cpu, recorded, write_verified
     from reclaim.judge import RulesJudge
     from reclaim.spec import load_suite
     from reclaim.store import VERDICTS, write_model
@@ -228,6 +244,8 @@ def _record(s, rd, records, sandbox: str):
                       + (f"; perturbed: {escape(perturbed)}" if perturbed else "") + ")", highlight=False)
         if (costly := costly_checks(got)) is not None:
             console.print(f"[yellow]![/] {escape(r.task)}: {escape(costly)}", highlight=False)
+        if (cuda := cuda_on_cpu(tdir, task.spec)) is not None:
+            console.print(f"[yellow]![/] {escape(r.task)}: {escape(cuda)}", highlight=False)
     s = load_suite(s.dir)
     for r in records:  # judged again under the recorded figures: the checks they enable now apply
         if r.agent == "reference" and (s.task(r.task).dir / "verified.yaml").is_file():

@@ -8,8 +8,9 @@ import math
 import os
 from pathlib import Path
 
-from reclaim.judge import MIN_SIGNIFICANT_DIGITS, acceptance, applicable, checkable, meaning
+from reclaim.judge import MIN_SIGNIFICANT_DIGITS, acceptance, applicable, at_bound, checkable, meaning, qualifying
 from reclaim.spec import VERIFIED_FILE, Direction, Task, Verified, quoted
+from reclaim.spec.review import acceptance_problem, is_draft
 from reclaim.store import CHECK_RUNS, VERDICT_JSON, TrialRecord
 
 REEXEC_RUNS = tuple(name.replace("_", "-") for name in CHECK_RUNS)  # the re-runs' folders beside reexec/
@@ -23,11 +24,14 @@ def _metric_list(values: dict[str, float]) -> str:
 
 
 def task_problems(task: Task, llm_judged: list[str], sources_required: bool = False) -> list[str]:
-    """What fails validation beyond the spec: a task where no check in code can force the number
-    to be computed (unless the suite leaves it to the LLM judge), a perturbation with no numbers,
-    a target whose quoted source does not print its numbers (or, where the suite requires it, has none)."""
+    """What fails validation beyond the spec: an acceptance no check earned (spec/review.py), a
+    task where no check in code can force the number to be computed (unless the suite leaves it to
+    the LLM judge), a perturbation with no numbers, a target whose quoted source does not print its
+    numbers (or, where the suite requires it, has none)."""
     spec = task.spec
     out = []
+    if (unchecked := acceptance_problem(spec)) is not None:
+        out.append(unchecked)
     source = spec.target.source
     if source is None and sources_required:
         out.append("target.source: missing, and suite.yaml requires one: give kind (paper or authors), url and "
@@ -42,6 +46,23 @@ def task_problems(task: Task, llm_judged: list[str], sources_required: bool = Fa
         if not spec.expected(p):
             out.append(f"verify.perturb '{p.name}' has no reference numbers: give its values, or run "
                        f"reclaim tasks validate --with-reference --record to measure them into {VERIFIED_FILE}")
+    if not is_draft(spec):  # a draft has not been verified yet: what it lacks is said, not failed (task_warnings)
+        out += dependence_problems(task, llm_judged)
+    return out
+
+
+def dependence_problems(task: Task, llm_judged: list[str]) -> list[str]:
+    """Where no check in code can tell a computed number from a written one (unless the suite leaves
+    the task to the LLM judge): a problem for a task that runs, a warning for a draft."""
+    spec = task.spec
+    out = []
+    if applicable(spec) and not qualifying(spec) and task.id not in llm_judged:
+        bound = ("every target is a short number (a metric's bound), which a literal gives as well as a run: "
+                 if at_bound(spec) else "")
+        out.append(f"no check that honest work passes by computing the number can apply ({bound}the checks "
+                   f"that do, {', '.join(applicable(spec))}, only fail a number, never vouch for one). Fix: declare "
+                   "verify.inputs and verify.perturb (another seed or size whose numbers differ) and run reclaim "
+                   "tasks validate --with-reference --record, or list the task in suite.yaml's llm_judged")
     if not applicable(spec) and task.id not in llm_judged:
         out.append("no check in code applies to what its number depends on: nothing released to withhold "
                    "(no code at this level, no data or weights), no perturbation with known numbers, no "
@@ -51,10 +72,12 @@ def task_problems(task: Task, llm_judged: list[str], sources_required: bool = Fa
     return out
 
 
-def task_warnings(task: Task) -> list[str]:
+def task_warnings(task: Task, llm_judged: list[str] | None = None) -> list[str]:
     """Where the rules cannot check this task's target; none of these fails validation."""
     spec = task.spec
     out = []
+    if is_draft(spec):
+        out += [f"a draft, before it can be accepted: {p}" for p in dependence_problems(task, llm_judged or [])]
     if pending := spec.pending_values():
         out.append(f"value pending for {', '.join(pending)} (not yet read from the paper): the task is listed and "
                    "validated, never run, until the number is read where it says and the task is reviewed")
@@ -161,6 +184,8 @@ def failure_report(rec: TrialRecord, tdir: Path) -> list[str]:
             out.append(f"flags: {flags_in_words(verdict['flags'])}")
     if rec.error:
         out.append(f"harness error: {rec.error}")
+    if (fix := _as_released_hint(tdir)) is not None:
+        out.append(fix)
     tails = log_tails(tdir)
     for name, lines in tails:
         out.append(f"{name} (last {len(lines)} line(s)):")
@@ -169,6 +194,24 @@ def failure_report(rec: TrialRecord, tdir: Path) -> list[str]:
         out.append("no command output was recorded")
     out.append(f"trial folder: {tdir}")
     return out
+
+
+def _as_released_hint(tdir: Path) -> str | None:
+    """Where the reference fell short on the data rewritten (meaning kept) and computed its number from
+    the data as released: the way out, when its code checks the files' bytes (a checksum list)."""
+    from reclaim.store import read_model
+    from reclaim.store.models import ReexecRecord
+
+    rx = read_model(tdir / "reexec" / "reexec.json", ReexecRecord)
+    if rx is None or not rx.rewritten_data or rx.as_released is None or rx.as_released.exit_code != 0:
+        return None
+    kinds = sorted({p.split("/", 1)[0] for p in rx.rewritten_data if p.split("/", 1)[0] in ("data", "weights")})
+    if not kinds:
+        return None
+    return (f"the reference fell short where the released {' and '.join(kinds)} were rewritten, meaning kept "
+            f"({', '.join(rx.rewritten_data[:3])}), and ran as released: if the released code checks those files' "
+            f"bytes (a checksum list), declare it in task.yaml, verify: as_released: {{{kinds[0]}: \"why\"}}, and "
+            "validate again; otherwise the reference reads the bytes, not the meaning, and must be fixed")
 
 
 def recorded(tdir: Path, spec, sandbox: str) -> Verified | None:
@@ -196,10 +239,30 @@ def recorded(tdir: Path, spec, sandbox: str) -> Verified | None:
         if r.ran and r.exit_code == 0 and got:
             perturbed[r.perturbation] = got
     checks = {name: round((r.cpu_s or 0.0) + (r.gpu_s or 0.0), 3) for name, r in rx.checks()}
+    env = prepared_env(tdir)
     return Verified(reclaim=__version__, recorded=datetime.date.today().isoformat(), sandbox=sandbox,
                     reference=ReferenceCost(cpu_s=round(rx.cpu_s, 3), gpu_s=round(rx.gpu_s or 0.0, 3),
                                             wall_s=round(rx.wall_s, 3), peak_memory_mb=peak),
-                    values=claim.present(), perturb=perturbed, checks=checks)
+                    values=claim.present(), perturb=perturbed, checks=checks,
+                    environment_mb=env.size_mb if env is not None else None)
+
+
+def prepared_env(tdir: Path):
+    """The environment the harness prepared for a trial (records/environment.json), if any."""
+    from reclaim.materials import RECORD, PreparedEnv
+    from reclaim.store import read_model
+
+    return read_model(tdir / "records" / RECORD, PreparedEnv)
+
+
+def cuda_on_cpu(tdir: Path, spec) -> str | None:
+    """A warning where a task with no GPU was given CUDA's packages (gigabytes it never uses)."""
+    env = prepared_env(tdir)
+    if env is None or spec.budget.gpus or not env.cuda_packages:
+        return None
+    return (f"its environment ({env.size_mb or 0:g} MB) holds CUDA packages though the task has no GPU: "
+            f"{', '.join(env.cuda_packages[:4])}{' ...' if len(env.cuda_packages) > 4 else ''}. Pin the CPU build "
+            "(torch==X+cpu: reclaim gives pip PyTorch's CPU index for such a task), or drop what pulls CUDA in")
 
 
 CHECKS_SHARE = 0.25

@@ -27,6 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from reclaim.errors import MaterialsError
+from reclaim.materials.requirements import cpu_index_args, cuda_packages, through_mirrors, tree_mb
 from reclaim.spec import Environment, Task
 
 ENVS_VAR = "RECLAIM_ENVS_CACHE"
@@ -61,6 +62,11 @@ class PreparedEnv(BaseModel):
                               "(nothing prepared on the host; the trial's venv was made inside it).")
     prepared_s: float = 0.0
     cached: bool = False
+    size_mb: float | None = Field(default=None, description="What the prepared environment holds on disk.")
+    cuda_packages: list[str] = Field(default_factory=list, description="CUDA's distributions among what was "
+                                     "installed (nvidia-*, a +cu torch): none belong to a task with no GPU.")
+    pip_args: list[str] = Field(default_factory=list, description="What pip was given beyond the requirements "
+                                "(PyTorch's CPU index for a task with no GPU).")
 
 
 def envs_root() -> Path:
@@ -127,10 +133,11 @@ def _prefix_binds(python: Path) -> list[str]:
 
 
 def _requirements(env: Environment, task_dir: Path) -> tuple[list[str], str]:
-    reqs = list(env.packages)
+    """The packages and the requirements file's text, git URLs through the git mirrors."""
+    reqs = [through_mirrors(p) for p in env.packages]
     text = ""
     if env.requirements:
-        text = (task_dir / env.requirements).read_text(encoding="utf-8")
+        text = through_mirrors((task_dir / env.requirements).read_text(encoding="utf-8"))
     return reqs, text
 
 
@@ -156,9 +163,11 @@ def prepare(task: Task, root: Path | None = None, log: Path | None = None) -> Pr
     python = find_python(env.python)
     version = _version_of(python)
     packages, req_text = _requirements(env, task.dir)
+    extra = cpu_index_args(packages, req_text, task.spec.budget.gpus)
     declared = env.model_dump(exclude_defaults=True)
     key = hashlib.sha256(json.dumps({"python": str(python), "version": version, "packages": packages,
-                                     "requirements": req_text}, sort_keys=True).encode()).hexdigest()
+                                     "requirements": req_text, **({"pip": extra} if extra else {})},
+                                    sort_keys=True).encode()).hexdigest()
     root = root or envs_root()
     root.mkdir(parents=True, exist_ok=True)
     path = root / key[:32]
@@ -168,7 +177,7 @@ def prepare(task: Task, root: Path | None = None, log: Path | None = None) -> Pr
         record = _complete(path)
         cached = record is not None
         if record is None:  # never built, or a build that died half-way (its record missing or torn)
-            _build(path, python, packages, req_text, log)
+            _build(path, python, packages, req_text, log, extra)
             record = PreparedEnv.model_validate_json((path / DONE).read_text())
     return record.model_copy(update={"declared": declared, "cached": cached,
                                      "prepared_s": 0.0 if cached else round(time.perf_counter() - t0, 3)})
@@ -190,12 +199,13 @@ def _run(cmd: list[str], log: Path | None, what: str) -> str:
     return out.stdout
 
 
-def _build(path: Path, python: Path, packages: list[str], req_text: str, log: Path | None) -> None:
+def _build(path: Path, python: Path, packages: list[str], req_text: str, log: Path | None,
+           extra: list[str] | None = None) -> None:
     shutil.rmtree(path, ignore_errors=True)  # a build that died half-way starts over
     _run([str(python), "-m", "venv", "--without-pip", str(path)], log, "creating the environment")
     env_python = path / "bin" / "python"
     # the harness's pip installs into the new environment, with this host's pip configuration
-    pip = [sys.executable, "-m", "pip", "--python", str(env_python), "install", "--no-input", "pip"]
+    pip = [sys.executable, "-m", "pip", "--python", str(env_python), "install", "--no-input", *(extra or []), "pip"]
     if req_text:
         (path / "requirements.txt").write_text(req_text, encoding="utf-8")
         pip += ["-r", str(path / "requirements.txt")]
@@ -208,7 +218,8 @@ def _build(path: Path, python: Path, packages: list[str], req_text: str, log: Pa
         if not p.is_symlink():
             p.chmod((p.stat().st_mode | 0o444 | (0o111 if p.is_dir() else 0)) & ~0o022)
     record = PreparedEnv(key=path.name, path=str(path), python=str(python), python_version=_version_of(python),
-                         site_packages=site, packages=freeze.split(), binds=_prefix_binds(python))
+                         site_packages=site, packages=freeze.split(), binds=_prefix_binds(python),
+                         size_mb=tree_mb(path), cuda_packages=cuda_packages(freeze.split()), pip_args=extra or [])
     part = path / f"{DONE}.part"
     part.write_text(record.model_dump_json(indent=1))
     os.replace(part, path / DONE)  # the record appears whole or not at all: a kill here leaves a build to redo

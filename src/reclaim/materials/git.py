@@ -17,7 +17,8 @@ newlines (MIRROR a path or a file:// URL of a clone or a bare mirror). For a mac
 the host: the commit pins the content, so a mirror can only serve the same tree or fail."""
 
 
-def _canonical(url: str) -> str:
+def canonical_url(url: str) -> str:
+    """A repository URL as mirrors are keyed: no trailing slash, no .git."""
     return url.strip().rstrip("/").removesuffix(".git")
 
 
@@ -26,7 +27,7 @@ def git_mirrors() -> dict[str, str]:
     for pair in os.environ.get(MIRRORS_VAR, "").split():
         url, sep, mirror = pair.partition("=")
         if sep and url and mirror:
-            out[_canonical(url)] = mirror
+            out[canonical_url(url)] = mirror
     return out
 
 
@@ -55,7 +56,7 @@ class GitFetcher:
         self.url = src.url
         if "://" not in src.url and not src.url.startswith("git@") and not Path(src.url).is_absolute():
             self.url = str((Path(task_dir) / src.url).absolute())  # a local path, relative to the task
-        self.url = git_mirrors().get(_canonical(src.url), self.url)
+        self.url = git_mirrors().get(canonical_url(src.url), self.url)
         if src.subdir is not None and (Path(src.subdir).is_absolute() or ".." in Path(src.subdir).parts):
             raise problem(where, "git.subdir", f"'{src.subdir}' leaves the repository",
                           "give a folder relative to the repository root, without '..'")

@@ -19,6 +19,16 @@ SCHEMA_VERSION = 3
 BASELINES = frozenset({"reference", "nop", "fabricate", "copy-paper", "overclaim", "partial"})
 """Built-in agents that bound a benchmark (the ceiling, the floor, the cheats): listed apart."""
 LEVELS = ("run", "retrain", "reimplement")
+HARDER = " (posed harder)"
+"""A level's group for tasks posed harder than their release gives (a reimplement task whose authors
+released code): rated apart, since published per-level figures count levels by what was released."""
+GROUPS = tuple(g for lv in LEVELS for g in (lv, lv + HARDER) if g != "run" + HARDER)
+"""The report's level blocks, in order: each level as released, then its tasks posed harder."""
+
+
+def group_of(level: str, released_level: str | None) -> str:
+    """The block a trial is rated in: its level, or its level posed harder than released."""
+    return level if released_level in (None, level) else level + HARDER
 NOT_COUNTED = (Outcome.error, Outcome.skipped)
 """Left out of every rate: the harness's failures, and trials the agent does not apply to."""
 
@@ -59,6 +69,7 @@ class LevelBlock(BaseModel):
 class TrialRow(BaseModel):
     task: str
     level: str
+    released_level: str | None = Field(None, description="The level its release gives, where posed harder.")
     agent: str
     seed: int
     outcome: str
@@ -153,8 +164,8 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
     agents = sorted({r.agent for r in records})
     base = baseline_labels(spec) if spec.agents else BASELINES
     levels: dict[str, LevelBlock] = {}
-    for level in LEVELS:
-        here = [r for r in records if r.level == level]
+    for level in GROUPS:
+        here = [r for r in records if group_of(r.level, r.released_level) == level]
         if not here:
             continue
         rows = {}
@@ -202,7 +213,7 @@ def build_report(spec: RunSpec, records: list[TrialRecord], judge: str | None = 
         outcomes={o.value: counts.get(o.value, 0) for o in Outcome},
         attempts=sum(attempts.values()), retries=sum(attempts.values()) - len(records),
         error_attempts=sum(errored.values()), interrupted=sum(interrupted.get(r.trial_id, 0) for r in records))
-    trials = [TrialRow(task=r.task, level=r.level, agent=r.agent, seed=r.seed,
+    trials = [TrialRow(task=r.task, level=r.level, released_level=r.released_level, agent=r.agent, seed=r.seed,
                        outcome=_outcome(r).value, measured=r.measured, target=r.target,
                        wall_s=r.timings.get("total_s"), attempts=attempts[r.trial_id],
                        error_attempts=errored[r.trial_id], interrupted=interrupted.get(r.trial_id, 0), note=r.note,

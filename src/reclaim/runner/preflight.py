@@ -134,6 +134,11 @@ def check(opts, tasks: list[Task]) -> list[str]:
                 problems.append(f"--agent {a} calls a model, and none was given: add --model NAME "
                                 f"(or give this agent its own: '{spec.partition(':')[0]}:model=NAME')")
             protocols.setdefault(protocol, []).append((a, model))
+        lacking = [t.id for t in tasks if t.spec.reference is None]
+        if spec.partition(":")[0] == "reference" and lacking:  # it runs the task's reference: none, nothing to run
+            problems.append(f"--agent {a} runs each task's reference solution, and {len(lacking)} task(s) have "
+                            f"none (reference: null): {', '.join(lacking)}; leave them out (--task), or drop "
+                            "this baseline")
         if spec.partition(":")[0] in NEEDS_WEAKENED:
             lacking = [t.id for t in tasks if t.spec.reference is None or t.spec.reference.weakened is None]
             if lacking:  # skipped there, and said so in the report: honest, so a warning, not a refusal

@@ -275,6 +275,18 @@ class TaskSpec(Strict):
         """The reference's numbers under a perturbation: the task's own, else those recorded."""
         return dict(p.values) or dict((self.verified.perturb.get(p.name) or {}) if self.verified else {})
 
+    def released_level(self) -> Level:
+        """The level the authors' release gives (run: code, data and weights; retrain: code and data;
+        reimplement: no code): what per-level rates compare with published figures by. Code released
+        without data counts as retrain's: the code is what a reimplement task's authors kept."""
+        level = self.materials.released_level()
+        return Level.retrain if level == Level.reimplement and self.materials.code is not None else level
+
+    def posed_harder(self) -> bool:
+        """Posed at a harder level than the release gives (a reimplement task whose authors released
+        code): counted and reported apart from the tasks of its level."""
+        return self.level.rank > self.released_level().rank
+
     def withheld(self) -> list[str]:
         """Materials released by the authors that the posed level keeps from the agent."""
         allowed = self.materials.allowed(self.level)

@@ -37,6 +37,8 @@ class LevelLine:
     gpu_hours: float = 0.0
     verified: int = 0
     accepted: int = 0
+    pending: int = 0
+    harder: int = 0
     cpu: int = 0
 
 
@@ -49,8 +51,10 @@ class Overview:
     def lines(self) -> list[str]:
         out = []
         for level, n in self.levels.items():
+            harder = f", {n.harder} posed harder than released (rated apart)" if n.harder else ""
+            pending = f", {n.pending} value{'s' * (n.pending != 1)} pending" if n.pending else ""
             out.append(f"{level.value}: {n.tasks} task{'s' * (n.tasks != 1)}, {n.gpu_hours:g} GPU-h in all, "
-                       f"{n.accepted} accepted, {n.verified} verified, {n.cpu} tagged cpu")
+                       f"{n.accepted} accepted, {n.verified} verified{pending}, {n.cpu} tagged cpu{harder}")
         if self.areas and len(self.areas) > 1:
             out.append("areas: " + ", ".join(f"{a} {k}" for a, k in sorted(self.areas.items(),
                                                                             key=lambda x: (-x[1], x[0]))))
@@ -72,6 +76,8 @@ def overview(tasks: list[Task]) -> Overview:
         line.gpu_hours += sp.budget.gpu_hours
         line.verified += sp.verified is not None
         line.accepted += status(t) in ("verified", "unverified")
+        line.pending += bool(sp.pending_values())
+        line.harder += sp.posed_harder()
         line.cpu += CPU_TAG in sp.tags
         if sp.area:
             o.areas[sp.area] += 1

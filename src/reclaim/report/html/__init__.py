@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from reclaim.judge.flags import meaning
-from reclaim.report.aggregate import LEVELS, Report
+from reclaim.report.aggregate import GROUPS, LEVELS, Report
 from reclaim.report.figures import BEST_NOTE, best_agent
 from reclaim.report.html.causes import group_causes
 from reclaim.report.html.charts import OUTCOME_COLOURS, BudgetChart, BudgetPoint, budget_chart, rates_chart
@@ -90,7 +90,7 @@ def summary_html(rd: RunDir, report: Report, records: list[TrialRecord], *, embe
                 continue
     return environment().get_template("summary.html.j2").render(
         r=report, spec=spec, agents=agents, judge=report.judge + _judge_version(spec),
-        levels=[(lv, report.levels[lv]) for lv in LEVELS if lv in report.levels], matrix=matrix,
+        levels=[(lv, report.levels[lv]) for lv in GROUPS if lv in report.levels], matrix=matrix,
         colours=[o for o in OUTCOME_COLOURS if o in seen], rates_svg=rates_chart(report),
         budget_charts=budget_charts, flags=flags, causes=causes,
         reasons=len({(t.outcome, t.reason) for t in report.trials}), totals_line=totals_line,

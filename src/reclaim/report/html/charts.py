@@ -11,7 +11,7 @@ import math
 import re
 from typing import NamedTuple
 
-from reclaim.report.aggregate import LEVELS, Report
+from reclaim.report.aggregate import GROUPS, Report
 
 OUTCOME_COLOURS = {
     "reproduced": "#2e7d32", "not_reproduced": "#c62828", "disqualified": "#6a1b9a",
@@ -47,7 +47,7 @@ def rates_chart(report: Report) -> str:
     from matplotlib import colormaps
 
     agents = sorted({a for block in report.levels.values() for a in block.agents})
-    levels = [lv for lv in LEVELS if lv in report.levels]
+    levels = [lv for lv in GROUPS if lv in report.levels]
     fig = _figure(max(4.6, 1.8 + 0.55 * len(agents) * len(levels)), 3.0)
     ax = fig.subplots()
     width = 0.8 / max(1, len(agents))

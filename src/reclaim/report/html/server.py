@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import unquote, urlsplit
 
-from reclaim.report.aggregate import LEVELS, Report
+from reclaim.report.aggregate import GROUPS, Report
 from reclaim.report.html import asset, environment, summary_html, trial_fragment
 from reclaim.report.of_run import report_of
 from reclaim.report.story import NotATrial
@@ -50,7 +50,7 @@ def compare_html(runs: list[Served]) -> str:
     in two or more runs, where their reproduced counts differ."""
     agents = sorted({a for s in runs for b in s.report.levels.values() for a in b.agents})
     board = []
-    for level in LEVELS:
+    for level in GROUPS:
         for agent in agents:
             cells = []
             for s in runs:
