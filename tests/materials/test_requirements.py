@@ -4,7 +4,11 @@ PyTorch is given PyTorch's CPU index, so that its +cpu build wins over PyPI's CU
 
 from __future__ import annotations
 
+import functools
+import http.server
+import socket
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -27,11 +31,25 @@ def test_git_urls_a_mirror_serves_are_rewritten_and_the_ref_kept():
     assert through_mirrors(f"git+{URL}@v1", {}) == f"git+{URL}@v1"
 
 
-def test_the_cpu_index_is_given_only_to_a_task_without_gpus_that_asks_for_torch(monkeypatch):
-    monkeypatch.delenv("RECLAIM_TORCH_CPU_INDEX", raising=False)
+def test_the_cpu_index_is_given_only_to_a_task_without_gpus_that_asks_for_torch(monkeypatch, tmp_path):
     assert names(["Torch==2.1", "numpy"], "torchvision>=0.2 # vision\n-r other.txt\n") == {"torch", "numpy",
                                                                                            "torchvision"}
-    assert cpu_index_args(["torch==2.1"], "", gpus=0) == ["--extra-index-url", "https://download.pytorch.org/whl/cpu"]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(
+        http.server.SimpleHTTPRequestHandler, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:  # an index over HTTP that answers (a real server, as a mirror of PyTorch's would be)
+        index = f"http://127.0.0.1:{server.server_address[1]}/whl/cpu"
+        monkeypatch.setenv("RECLAIM_TORCH_CPU_INDEX", index)
+        assert cpu_index_args(["torch==2.1"], "", gpus=0) == ["--extra-index-url", index]
+    finally:
+        server.shutdown()
+        server.server_close()
+    with socket.socket() as s:  # a port nothing listens on: pip would retry it for every package
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}/whl/cpu"
+    monkeypatch.setenv("RECLAIM_TORCH_CPU_INDEX", closed)
+    assert cpu_index_args(["torch==2.1"], "", gpus=0) == []  # left out: torch comes from what pip reaches
+    monkeypatch.setenv("RECLAIM_TORCH_CPU_INDEX", index)
     assert cpu_index_args(["torch==2.1"], "", gpus=1) == []
     assert cpu_index_args(["numpy"], "", gpus=0) == []
     monkeypatch.setenv("RECLAIM_TORCH_CPU_INDEX", "")

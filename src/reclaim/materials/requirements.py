@@ -4,9 +4,12 @@ GPU, PyTorch's CPU build (the default wheels on Linux carry CUDA: gigabytes a CP
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
+
+import httpx
 
 from reclaim.materials.git import canonical_url, git_mirrors
 
@@ -62,11 +65,27 @@ def names(packages: list[str], text: str) -> set[str]:
 
 def cpu_index_args(packages: list[str], text: str, gpus: int) -> list[str]:
     """pip's extra index for PyTorch's CPU build, where a task with no GPU asks for torch: its
-    ``+cpu`` versions sort above the same release from PyPI, so pip takes them."""
+    ``+cpu`` versions sort above the same release from PyPI, so pip takes them. An index over HTTP
+    that does not answer is left out (pip would retry it for every package, minutes on a machine
+    without the network, where a local wheel or mirror serves torch instead): the prepared
+    environment's record then shows no CPU index, and lists any CUDA package that came in."""
     index = os.environ.get(TORCH_CPU_VAR, TORCH_CPU_INDEX).strip()
-    if gpus or not index or not (names(packages, text) & TORCH_FAMILY):
+    if gpus or not index or not (names(packages, text) & TORCH_FAMILY) or not answers(index):
         return []
     return ["--extra-index-url", index]
+
+
+@functools.lru_cache(maxsize=16)
+def answers(index: str) -> bool:
+    """Whether a package index can be reached: a local one (a path, file://) always; over HTTP, one
+    request with a short timeout (any HTTP status counts: the host is there)."""
+    if not index.startswith(("http://", "https://")):
+        return True
+    try:
+        httpx.head(index, timeout=5.0, follow_redirects=False)
+    except httpx.HTTPError:
+        return False
+    return True
 
 
 def cuda_packages(freeze: list[str]) -> list[str]:
