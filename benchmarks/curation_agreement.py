@@ -2,15 +2,19 @@
 all, level, code repository found, target value), over the papers both hold.
 
     python benchmarks/curation_agreement.py DRAFT_FOLDER [SUITE]   # SUITE default: neurips2025
+    python benchmarks/curation_agreement.py --from-suite [SUITE]   # drafts it here, offline
 
 Make the draft from whatever source reaches the papers (``reclaim curate build --csv papers.csv`` with
-titles, abstracts and arXiv ids; ``--openreview`` and ``--pdfs`` where the network allows). A value
-agrees where the draft's target is one of the hand-posed task's numbers (as itself, or as a
-percentage of it)."""
+titles, abstracts and arXiv ids; ``--openreview`` and ``--pdfs`` where the network allows).
+``--from-suite`` writes that CSV from the suite itself (each paper's title, arXiv id, and as its
+abstract the quoted abstract where the target was read there, else the claim in the paper's words,
+links taken out: no release is looked up, so the levels it drafts are what the text alone says). A value agrees where the draft's target is one of the hand-posed task's numbers (as
+itself, or as a percentage of it)."""
 
 from __future__ import annotations
 
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -56,5 +60,37 @@ def main(draft: Path, suite: str = "neurips2025") -> None:
               + ", ".join(f"{m.name} = {'pending' if m.pending else f'{m.value:g}'}" for m in hand[t][0].metrics()))
 
 
+def draft_from_suite(suite: str, out: Path) -> Path:
+    """The suite's papers as curate's CSV, drafted offline into ``out``."""
+    import csv
+    import subprocess
+
+    rows = {}
+    for t in load_suite(resolve_suite(suite)).tasks:
+        sp = t.spec
+        src = sp.target.source
+        text = src.quote if src is not None and "abstract" in src.where.lower() else sp.target.claim
+        text = re.sub(r"https?://\S+", "", text)  # no release to look up: what the text alone says
+        rows.setdefault(sp.paper.title, {"title": sp.paper.title, "abstract": " ".join(text.split()),
+                                         "arxiv": (sp.paper.arxiv or "").split("v")[0], "venue": "NeurIPS 2025",
+                                         "decision": "accept"})
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "papers.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=["title", "abstract", "arxiv", "venue", "decision"])
+        w.writeheader()
+        w.writerows(rows.values())
+    draft = out / "draft"
+    subprocess.run([sys.executable, "-m", "reclaim.cli", "curate", "build", "--csv", str(out / "papers.csv"), "-o",
+                    str(draft), "--sample", str(len(rows)), "--cache", str(out / "cache"),
+                    "--interval", "0"], check=True)
+    return draft
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), *(sys.argv[2:3] or []))
+    if sys.argv[1:2] == ["--from-suite"]:
+        import tempfile
+
+        name = (sys.argv[2:3] or ["neurips2025"])[0]
+        main(draft_from_suite(name, Path(tempfile.mkdtemp(prefix="curation-agreement-"))), name)
+    else:
+        main(Path(sys.argv[1]), *(sys.argv[2:3] or []))
