@@ -28,12 +28,12 @@ def test_over_budget_trial_is_stopped_marked_and_kept(tmp_path, sandbox_name):
 
 
 def test_a_harness_failure_is_an_error_not_a_failure_of_the_agent(tmp_path, sandbox_name):
-    spec = task_yaml("no-ref", "run")
-    spec["reference"] = None
+    spec = task_yaml("no-python", "run")  # an interpreter no host has: the harness cannot prepare the trial
+    spec["environment"] = {"python": "3.99"}
     suite = write_suite(tmp_path / "suite", [spec])
     rd, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
     assert rec.status.value == "error" and rec.outcome.value == "error"
-    assert "no reference solution" in rec.error
+    assert "environment.python: no Python 3.99" in rec.error
     res = CliRunner().invoke(app, ["report", str(rd.path), "--format", "json"])
     row = json.loads(res.output)["levels"]["run"]["agents"]["reference"]
     assert row["trials"] == 0 and row["errors"] == 1
@@ -63,7 +63,7 @@ def test_harness_errors_are_retried_twice_and_the_old_records_kept(tmp_path, san
     from reclaim.runner.run import execute
 
     spec = task_yaml("flaky", "run")
-    spec["reference"] = None
+    spec["environment"] = {"python": "3.99"}
     suite = write_suite(tmp_path / "suite", [spec])
     rd, (rec,) = run_suite(suite, tmp_path / "runs", ["reference"], sandbox_name)
     assert rec.outcome.value == "error"  # three attempts, each failing the same way
