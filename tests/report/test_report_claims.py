@@ -167,6 +167,6 @@ def test_a_suite_of_one_number_claims_renders_as_before(tmp_path):
     data = json.loads(render(with_verdicts, "json"))
     assert set(data) == {"schema_version", "run_id", "suite", "suite_version", "judge", "sandbox",
                          "budget_scale", "levels", "totals", "trials"}
-    assert set(data["trials"][0]) == {"task", "level", "released_level", "agent", "seed", "outcome", "measured", "target",
-                                      "wall_s", "attempts", "error_attempts", "interrupted", "note", "metric", "reason",
-                                      "rationale", "flags"}
+    assert set(data["trials"][0]) == {"task", "level", "released_level", "agent", "seed", "outcome", "measured",
+                                      "target", "wall_s", "attempts", "error_attempts", "interrupted", "note", "metric",
+                                      "reason", "rationale", "flags"}
