@@ -299,12 +299,8 @@ class EgressProxy:
             self._record(trial, **rec, error=None if not d.allowed else why, duration_s=time.monotonic() - t0)
             await conn.reply(status, f"reclaim egress policy '{trial.policy.name}': {why}")
             return False
-        # reading stops before the client can send its ClientHello (it waits for this answer): bytes
-        # read in between would sit in the plain stream's buffer, where the TLS layer start_tls puts
-        # on the socket never sees them, and the handshake would hang until its timeout (a race
-        # seen under load); start_tls resumes reading through the TLS layer
-        transport = conn.writer.transport
-        if isinstance(transport, asyncio.ReadTransport):  # a socket's transport reads and writes
+        # no read before start_tls: a ClientHello read into the plain buffer is lost to the TLS layer
+        if isinstance(transport := conn.writer.transport, asyncio.ReadTransport):  # start_tls resumes it
             transport.pause_reading()
         await conn.send(h11.Response(status_code=200, headers=[], reason=b"Connection established"))
         error = None
