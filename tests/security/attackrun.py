@@ -134,7 +134,10 @@ def _ci_venv() -> str | None:
     if not base.exists():
         return f"the venv's interpreter is not readable by {CI_USER} and there is no {base} to build one on"
     site = Path(REPO / ".venv/lib" / f"python{major}.{minor}" / "site-packages")
-    stamp = hashlib.sha256("\n".join(sorted(os.listdir(site))).encode()).hexdigest()
+    # the stamp covers where the editable install points (the .pth files), not only the listing: a
+    # copy made for another clone of the repository (since moved or deleted) must not be reused
+    pth = [f"{n}={(site / n).read_text(errors='replace')}" for n in sorted(os.listdir(site)) if n.endswith(".pth")]
+    stamp = hashlib.sha256("\n".join([str(REPO), *sorted(os.listdir(site)), *pth]).encode()).hexdigest()
     if (CI_VENV / "stamp").is_file() and (CI_VENV / "stamp").read_text() == stamp:
         return None
     shutil.rmtree(CI_VENV, ignore_errors=True)
