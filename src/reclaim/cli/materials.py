@@ -136,3 +136,97 @@ def lock(
     assert made is not None  # fail() does not return
     path = write_lock(folder, made)
     console.print(f"locked {len(made.files)} file(s) in {path}", highlight=False)
+
+
+def _suite_tasks(suite: str | None, tasks: list[str]):
+    try:
+        s = load_suite(resolve_suite(suite))
+    except FileNotFoundError as e:
+        fail(str(e))
+    except SpecError as e:
+        for p in e.problems:
+            err.print(f"[red]✗[/] {p}", highlight=False)
+        fail(f"{len(e.problems)} problem(s) in {resolve_suite(suite)}")
+    known = {t.id for t in s.tasks}
+    if unknown := [t for t in tasks if t not in known]:
+        fail(f"unknown task(s) {', '.join(unknown)} in suite {s.meta.name}")
+    return s, [t for t in s.tasks if not tasks or t.id in tasks]
+
+
+def _holds(m) -> None:
+    from reclaim.materials.bundle import BundleManifest
+
+    assert isinstance(m, BundleManifest)
+    console.print(f"suite {m.suite} {m.suite_version}, {plural(len(m.tasks), 'task')}, made "
+                  f"{m.created:%Y-%m-%d %H:%M} UTC: {plural(len(m.items), 'material')} "
+                  f"({plural(len({i.digest for i in m.items}), 'object')}), {plural(len(m.wheels), 'package file')}, "
+                  f"{size(m.bytes)}", highlight=False)
+    if m.lacks:
+        console.print(f"[yellow]it lacks {plural(len(m.lacks), 'item')}:[/]", highlight=False)
+        for lack in m.lacks:
+            console.print(f"  {lack.task} {lack.name}: {lack.why}", highlight=False, soft_wrap=True)
+
+
+@materials_app.command("pack")
+def pack(
+    suite: Annotated[str | None, typer.Argument(help="Suite folder or bundled name.")] = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The bundle file to write (.tar.gz).")] = Path(
+        "reclaim-bundle.tar.gz"),
+    task: Annotated[list[str] | None, typer.Option(help="Only this task; repeatable (default: every task).")] = None,
+    packages: Annotated[bool, typer.Option(help="Also download the packages the environments install.")] = True,
+    offline: Annotated[bool, typer.Option(help="Fetch nothing: pack what the cache holds.")] = False,
+    cache: Annotated[Path | None, typer.Option(
+        help=f"Cache folder (default ${CACHE_VAR}, else ~/.cache/reclaim/materials).")] = None,
+) -> None:
+    """On a machine with the network: fetch what the tasks need (repositories at their commits, files,
+    Hub snapshots, papers' PDFs, the packages of their environments) and pack it, with its checksums,
+    into one file to carry to a machine without (`reclaim materials unpack`)."""
+    from reclaim.materials.bundle import collect
+    from reclaim.materials.bundle import pack as write
+
+    s, tasks = _suite_tasks(suite, task or [])
+    mc = MaterialCache(cache, offline=offline)
+    m = collect(s.meta.name, s.meta.version, tasks, mc, packages=packages,
+                say=lambda line: console.print(line, highlight=False, soft_wrap=True))
+    write(m, mc, output)
+    console.print(f"packed {output} ({size(output.stat().st_size)} compressed)", highlight=False, soft_wrap=True)
+    _holds(m)
+    if m.lacks:
+        fail(f"the bundle lacks {plural(len(m.lacks), 'item')}: a run of those tasks from it stops before its "
+             "first trial; fetch them where they can be reached, or give a mirror (RECLAIM_GIT_MIRRORS)", code=1)
+
+
+@materials_app.command("unpack")
+def unpack(
+    bundle: Annotated[Path, typer.Argument(help="A bundle made by `reclaim materials pack`.")],
+    cache: Annotated[Path | None, typer.Option(
+        help=f"Cache folder to fill (default ${CACHE_VAR}, else ~/.cache/reclaim/materials).")] = None,
+) -> None:
+    """Install a bundle into the materials cache, every object and package checked against its
+    checksum; then `reclaim run --offline` runs its tasks with no network at all."""
+    from reclaim.materials.bundle import unpack as install
+
+    mc = MaterialCache(cache)
+    try:
+        m = install(bundle, mc)
+    except MaterialsError as e:
+        fail(str(e), code=1)
+    console.print(f"unpacked {bundle} into {mc.root}", highlight=False, soft_wrap=True)
+    _holds(m)
+    console.print(f"run with: reclaim run --suite SUITE --offline --materials-cache {mc.root}", highlight=False,
+                  soft_wrap=True)
+
+
+@materials_app.command("show")
+def show(bundle: Annotated[Path, typer.Argument(help="A bundle made by `reclaim materials pack`.")]) -> None:
+    """What a bundle holds and what it lacks, read from its bundle.json (nothing is unpacked)."""
+    from reclaim.materials.bundle import read_manifest
+
+    try:
+        m = read_manifest(bundle)
+    except MaterialsError as e:
+        fail(str(e))
+    _holds(m)
+    for i in m.items:
+        console.print(f"  {i.task} {i.name}: {i.kind} {i.source} {i.digest[:12]} {size(i.bytes)}", highlight=False,
+                      soft_wrap=True)

@@ -121,11 +121,48 @@ class MaterialCache:
             return HubFetcher(ref.hub, where)
         raise MaterialsError(f"{where}: no source given — fix: give one of path, git, http, hub")
 
+    @property
+    def wheels(self) -> Path:
+        """The wheelhouse: packages the tasks' environments install, for building them offline
+        (``reclaim materials fetch --packages``, or a bundle unpacked here)."""
+        return self.root / "wheels"
+
+    def source_of(self, ref: MaterialRef, task_dir: Path, where: str) -> Source:
+        """The source of ``ref`` as the cache keys it (its exclusions applied)."""
+        source = self.source_for(ref, task_dir, where)
+        return Excluding(source, ref.exclude) if ref.exclude else source
+
     def get(self, ref: MaterialRef, task_dir: Path, where: str) -> CachedMaterial:
         """The material ``ref`` of the task in ``task_dir``, from the cache or fetched into it.
         ``where`` names it in messages, e.g. '.../task.yaml: materials.data'."""
-        source = self.source_for(ref, task_dir, where)
-        return self.get_source(Excluding(source, ref.exclude) if ref.exclude else source)
+        return self.get_source(self.source_of(ref, task_dir, where))
+
+    def lookup(self, source: Source) -> CachedMaterial | None:
+        """The source's material when the cache holds it; never fetches."""
+        return self._lookup(key_hash(source))
+
+    def key_record(self, source: Source) -> KeyRecord | None:
+        try:
+            return KeyRecord.model_validate_json((self.root / "keys" / f"{key_hash(source)}.json").read_bytes())
+        except (OSError, ValueError):
+            return None
+
+    def adopt(self, tree: Path, rec: KeyRecord, where: str) -> CachedMaterial:
+        """Install a tree brought from elsewhere (a bundle) under its key: sealed and hashed here, and
+        refused unless its content is the digest the record names."""
+        manifest = seal(tree, where)
+        digest = manifest.digest()
+        if digest != rec.digest:
+            raise MaterialsError(f"{where}: its files hash to {digest[:12]}, not to the {rec.digest[:12]} it was "
+                                 "packed as: the bundle is damaged or was changed — fix: pack it again")
+        for sub in ("objects", "keys", "locks"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        self._install(tree, manifest, digest)
+        khash = hashlib.sha256(rec.key.encode()).hexdigest()
+        atomic_write(self.root / "keys" / f"{khash}.json", rec.model_dump_json(indent=1))
+        found = self._lookup(khash)
+        assert found is not None
+        return found
 
     def get_source(self, source: Source) -> CachedMaterial:
         key = source.key()
@@ -136,8 +173,9 @@ class MaterialCache:
         if self.offline:
             raise MaterialsError(
                 f"{source.where}: {source.describe()} is not in the materials cache {self.root} "
-                "and the cache is offline — fix: run `reclaim materials fetch SUITE` where the network "
-                f"reaches it (with ${CACHE_VAR} or --cache pointing at this cache)")
+                "and the cache is offline — fix: where the network reaches it, `reclaim materials pack SUITE "
+                "--task ID -o bundle.tar.gz`, then here `reclaim materials unpack bundle.tar.gz` (or "
+                f"`reclaim materials fetch SUITE` with ${CACHE_VAR} or --cache at this cache, if it is shared)")
         try:
             for sub in ("objects", "keys", "locks", "tmp"):
                 (self.root / sub).mkdir(parents=True, exist_ok=True)
@@ -216,6 +254,11 @@ class MaterialCache:
                 rmtree(final)  # a tree whose manifest never got written: an install that died
             os.rename(tree, final)
             atomic_write(meta, manifest.model_dump_json(indent=1))
+
+
+def key_hash(source: Source) -> str:
+    """The name of a source's key record in keys/."""
+    return hashlib.sha256(source.key().encode()).hexdigest()
 
 
 def seal(tree: Path, where: str) -> Manifest:

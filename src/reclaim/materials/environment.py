@@ -153,31 +153,70 @@ def _check_system(env: Environment) -> None:
             "(apt-get install ...) or run with --sandbox container and an image that has them")
 
 
-def prepare(task: Task, root: Path | None = None, log: Path | None = None) -> PreparedEnv:
-    """The task's environment, built now or taken from the cache; safe across processes."""
+class Plan(BaseModel):
+    """What a task's environment is built from, and the cache key that names it."""
+
+    python: Path
+    version: str
+    packages: list[str]
+    requirements: str
+    pip_args: list[str]
+    key: str
+
+
+def plan(task: Task) -> Plan:
+    """The interpreter, requirements and key of a task's declared environment (nothing built)."""
+    env = task.spec.environment or Environment()
+    python = find_python(env.python)
+    version = _version_of(python)
+    packages, req_text = _requirements(env, task.dir)
+    extra = cpu_index_args(packages, req_text, task.spec.budget.gpus)
+    key = hashlib.sha256(json.dumps({"python": str(python), "version": version, "packages": packages,
+                                     "requirements": req_text, **({"pip": extra} if extra else {})},
+                                    sort_keys=True).encode()).hexdigest()
+    return Plan(python=python, version=version, packages=packages, requirements=req_text, pip_args=extra,
+                key=key)
+
+
+def built(task: Task, root: Path | None = None) -> bool:
+    """Whether the task's environment is already prepared in the cache (or needs none)."""
+    if (task.spec.environment or Environment()).host_python:
+        return True
+    return _complete((root or envs_root()) / plan(task).key[:32]) is not None
+
+
+def prepare(task: Task, root: Path | None = None, log: Path | None = None, wheels: Path | None = None,
+            offline: bool = False) -> PreparedEnv:
+    """The task's environment, built now or taken from the cache; safe across processes. ``wheels``:
+    a wheelhouse pip also looks in (the materials cache's, filled by a bundle); ``offline``: pip looks
+    nowhere else. Neither changes the key: the same requirements give the same environment."""
     env = task.spec.environment or Environment()
     if env.host_python:
         return _host(env)
     if env.system and not (env.image or env.dockerfile):
         _check_system(env)
-    python = find_python(env.python)
-    version = _version_of(python)
-    packages, req_text = _requirements(env, task.dir)
-    extra = cpu_index_args(packages, req_text, task.spec.budget.gpus)
+    p = plan(task)
     declared = env.model_dump(exclude_defaults=True)
-    key = hashlib.sha256(json.dumps({"python": str(python), "version": version, "packages": packages,
-                                     "requirements": req_text, **({"pip": extra} if extra else {})},
-                                    sort_keys=True).encode()).hexdigest()
     root = root or envs_root()
     root.mkdir(parents=True, exist_ok=True)
-    path = root / key[:32]
-    with open(root / f"{key[:32]}.lock", "w") as lock:
+    path = root / p.key[:32]
+    local = [*(["--find-links", str(wheels)] if wheels is not None and wheels.is_dir() else []),
+             *(["--no-index"] if offline else [])]
+    with open(root / f"{p.key[:32]}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         t0 = time.perf_counter()
         record = _complete(path)
         cached = record is not None
         if record is None:  # never built, or a build that died half-way (its record missing or torn)
-            _build(path, python, packages, req_text, log, extra)
+            try:
+                _build(path, p.python, p.packages, p.requirements, log, p.pip_args, local)
+            except EnvironmentFailed as e:
+                if not offline:
+                    raise
+                raise EnvironmentFailed(f"{e}; offline, pip looks only in the wheelhouse {wheels} — fix: where "
+                                        "the network is, `reclaim materials pack SUITE --task ID -o BUNDLE` (it "
+                                        "downloads the packages), then here `reclaim materials unpack BUNDLE`"
+                                        ) from None
             record = PreparedEnv.model_validate_json((path / DONE).read_text())
     return record.model_copy(update={"declared": declared, "cached": cached,
                                      "prepared_s": 0.0 if cached else round(time.perf_counter() - t0, 3)})
@@ -200,12 +239,13 @@ def _run(cmd: list[str], log: Path | None, what: str) -> str:
 
 
 def _build(path: Path, python: Path, packages: list[str], req_text: str, log: Path | None,
-           extra: list[str] | None = None) -> None:
+           extra: list[str] | None = None, local: list[str] | None = None) -> None:
     shutil.rmtree(path, ignore_errors=True)  # a build that died half-way starts over
     _run([str(python), "-m", "venv", "--without-pip", str(path)], log, "creating the environment")
     env_python = path / "bin" / "python"
     # the harness's pip installs into the new environment, with this host's pip configuration
-    pip = [sys.executable, "-m", "pip", "--python", str(env_python), "install", "--no-input", *(extra or []), "pip"]
+    pip = [sys.executable, "-m", "pip", "--python", str(env_python), "install", "--no-input", *(extra or []),
+           *(local or []), "pip"]
     if req_text:
         (path / "requirements.txt").write_text(req_text, encoding="utf-8")
         pip += ["-r", str(path / "requirements.txt")]

@@ -58,12 +58,14 @@ class TrialEnv:
     isolated: bool
 
     @classmethod
-    def create(cls, task: Task, tdir: Path, kind: type[Backend], image: str | None = None) -> TrialEnv:
+    def create(cls, task: Task, tdir: Path, kind: type[Backend], image: str | None = None,
+               wheels: Path | None = None, offline: bool = False) -> TrialEnv:
         """Prepare (or take from the cache) the task's environment and make the trial's own.
 
         ``kind``, ``image``: where the trial runs. Where the backend runs images, the image must hold the
         prepared environment's interpreter at its path and version; or, for a task naming its own
-        image and no packages, the image's own Python is the environment."""
+        image and no packages, the image's own Python is the environment. ``wheels``, ``offline``: where
+        pip finds packages without the network (materials/environment.py)."""
         records = tdir / "records"
         records.mkdir(exist_ok=True)
         log = records / "environment.log"
@@ -75,7 +77,7 @@ class TrialEnv:
             if own:
                 env = cls(_image_python(image, declared, tdir / VENV, log), tdir, isolated)
             else:
-                env = cls(prepare(task, log=log), tdir, isolated)
+                env = cls(prepare(task, log=log, wheels=wheels, offline=offline), tdir, isolated)
                 if kind.images:
                     env.check_image(image)
                 trial_venv(env.prepared, tdir / VENV, env.venv_inside, ENV_INSIDE if isolated else None)

@@ -153,7 +153,9 @@ def prepare(ctx: TrialContext) -> None:
     (ctx.tdir / "agent").mkdir()
     ctx.image = task_image(s, task)
     with ctx.timer("environment_s"):
-        ctx.tenv = TrialEnv.create(task, ctx.tdir, kind, image=ctx.image)
+        ctx.tenv = TrialEnv.create(task, ctx.tdir, kind, image=ctx.image,
+                                   wheels=s.cache.wheels if s.cache else None,
+                                   offline=bool(s.cache and s.cache.offline))
     ctx.rec.environment = ctx.tenv.prepared.key
     ctx.trace.emit(Note, phase="setup", level="info", message=environment_note(ctx.tenv.prepared))
     if s.egress is not None and kind.network != "host":
