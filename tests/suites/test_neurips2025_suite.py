@@ -122,17 +122,31 @@ def test_validate_and_list_offline():
         assert words in res.output, words
 
 
-def test_a_dry_run_of_the_suite_plans_offline_and_names_what_it_leaves_out():
+NO_ROUTE = {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
+            "http_proxy": "http://127.0.0.1:9", "NO_PROXY": "", "no_proxy": ""}
+
+
+def test_a_dry_run_of_the_suite_on_a_machine_without_network_refuses_naming_each_item(tmp_path):
+    """As on a compute node: every host refuses (a proxy that is not there), the cache is empty. The dry run
+    must say what a real run would stop at, item by item, with the way to bring it here, and still name
+    the tasks it leaves out."""
+    env = NO_ROUTE | {"COLUMNS": "250", "RECLAIM_MATERIALS_CACHE": str(tmp_path / "empty-cache"),
+                      "RECLAIM_ENVS_CACHE": str(tmp_path / "no-envs")}
     res = CliRunner().invoke(app, ["run", "--suite", "neurips2025", "--agent", "nop", "--dry-run",
-                                   "--sandbox", "process", "--gpus", "none"], env={"COLUMNS": "200"})
-    assert res.exit_code == 0, res.output
-    tasks = load_suite(SUITE).tasks
-    runs = [t for t in tasks if not is_draft(t.spec)]
+                                   "--sandbox", "process", "--gpus", "none"], env=env)
+    assert res.exit_code != 0, res.output
     out = " ".join(res.output.split())
-    gpus = [t for t in runs if t.spec.budget.gpus]  # left out: --gpus none
-    assert f"{len(runs) - len(gpus)} tasks of {len(tasks)} run (accepted, values read, within this machine)" in out
+    assert "every check passed" not in out and "nothing found that would stop the run" not in out
+    tasks = load_suite(SUITE).tasks
+    runs = [t for t in tasks if not is_draft(t.spec) and not t.spec.budget.gpus]
+    assert "item(s) this run needs cannot be had here" in out
+    for t in runs:
+        assert f"{t.id} " in out, t.id
+    assert "arxiv.org cannot be reached" in out and "reclaim materials pack neurips2025 --task" in out
+    assert "RECLAIM_GIT_MIRRORS" in out
+    gpus = [t for t in tasks if not is_draft(t.spec) and t.spec.budget.gpus]  # left out: --gpus none
+    assert f"{len(runs)} tasks of {len(tasks)} run (accepted, values read, within this machine)" in out
     assert not gpus or "needing more GPUs than this machine has (no GPUs" in out
     pending = [t.id for t in tasks if t.spec.pending_values()]
     assert f"{len(pending)} tasks left out, a target value not yet read from the paper (value: pending): " \
            f"{', '.join(pending)}" in out
-    assert "GPU-h in all" in res.output and "nothing was fetched, run or written" in res.output

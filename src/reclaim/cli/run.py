@@ -137,7 +137,7 @@ def run_with_display(rd: RunDir, fmt: str, executor: str | None = None) -> None:
             how = f"stopped by {signal.Signals(signalled[0]).name}" if signalled else "interrupted"
             err.print(f"\n{how}; finished trials are kept. Continue with: reclaim run --resume {rd.path}")
             raise typer.Exit(128 + (signalled[0] if signalled else signal.SIGINT)) from None
-    ui_for(fmt).print(f"run directory: [bold]{rd.path}[/]")
+    ui_for(fmt).print(f"run directory: [bold]{rd.path}[/]", soft_wrap=True)  # a path is never broken
     failpoint("report")
     show_report(rd, fmt, records)
     if fmt == "table":  # machine formats keep stdout to themselves
@@ -250,8 +250,10 @@ def run(
         if dry_run:
             for line in describe(opts, checked.tasks, opts.judge.label, opts.sandbox):
                 console.print(line, highlight=False)
-            console.print("dry run: every check passed; nothing was fetched, run or written (materials are "
-                          "fetched and verified when the run starts, or with reclaim materials fetch)", highlight=False)
+            for line in checked.presence.lines() if checked.presence else []:
+                console.print(line, highlight=False)
+            console.print("dry run: nothing found that would stop the run before its first trial; nothing was "
+                          "fetched, run or written", highlight=False)
             return
         rd = plan_run(opts, checked)
     except KeyboardInterrupt:

@@ -17,6 +17,7 @@ from reclaim.materials import MaterialCache, MaterialsError, prefetch
 from reclaim.runner import preflight
 from reclaim.runner.attempts import clear, needs_run
 from reclaim.runner.context import RunError, index_run, load_run_suite
+from reclaim.runner.reachable import Gap, Presence, refusal, survey
 from reclaim.runner.resources import time_limit
 from reclaim.runner.slurm_options import SlurmOptions
 from reclaim.sandbox import check_backend
@@ -33,6 +34,7 @@ from reclaim.store import (
     trial_id,
 )
 from reclaim.store.runlock import hold
+from reclaim.suites import bundled
 from reclaim.tempdirs import sweep_tempdirs
 from reclaim.words import plural
 
@@ -79,6 +81,8 @@ class Checked:
     tasks: list
     cache: MaterialCache
     warnings: list[str]
+    presence: Presence | None = None
+    """What the materials survey found (the dry run prints it)."""
 
 
 def plan_run(opts: RunOptions, checked: Checked | None = None) -> RunDir:
@@ -111,6 +115,8 @@ def check_run(opts: RunOptions, fetch: bool = True) -> Checked:
     tasks, held = _runnable(opts, suite, tasks)
     tasks, short = _within_gpus(opts, tasks)
     held += short
+    tasks, short = _within_memory(opts, tasks)
+    held += short
     if held:
         held.insert(0, f"{plural(len(tasks), 'task')} of {chosen} run (accepted, values read, within this machine)")
     if opts.seeds < 1 or opts.jobs < 1:
@@ -124,12 +130,23 @@ def check_run(opts: RunOptions, fetch: bool = True) -> Checked:
     except preflight.PreflightError as e:
         raise RunError(str(e)) from None
     cache = MaterialCache(opts.materials_cache, offline=opts.offline)
-    for t in tasks if fetch else []:  # every material fetched and verified before any trial starts: a bad pin
-        try:  # costs seconds
+    # every item looked up before any trial starts (a dry run also asks each host once), then, for a
+    # real run, fetched and verified: a bad pin or an unreachable host costs seconds, and each is named
+    presence = survey(tasks, cache, ask=not fetch)
+    gaps = presence.gaps
+    for t in tasks if fetch and not gaps else []:
+        try:
             prefetch(t, cache)
         except MaterialsError as e:
-            raise RunError(str(e)) from None
-    return Checked(suite, tasks, cache, warnings)
+            gaps.append(Gap(t.id, "materials", "", str(e)))
+    if gaps:
+        raise RunError(refusal(gaps, _suite_arg(suite, opts.suite), cache, warnings))
+    return Checked(suite, tasks, cache, warnings, presence)
+
+
+def _suite_arg(suite: Suite, path: Path) -> str:
+    """How a command names the suite: by its name where it is the bundled one, else by its folder."""
+    return suite.meta.name if bundled().get(suite.meta.name) == Path(path) else str(path)
 
 
 def _runnable(opts: RunOptions, suite: Suite, tasks: list) -> tuple[list, list[str]]:
@@ -187,6 +204,28 @@ def _within_gpus(opts: RunOptions, tasks: list) -> tuple[list, list[str]]:
         raise RunError(f"no task of this run fits this machine ({here}): {names} need GPUs; {fix}")
     return rest, [f"{plural(len(short), 'task')} left out, needing more GPUs than this machine has ({here}; "
                   f"{fix}): {names}"]
+
+
+def _within_memory(opts: RunOptions, tasks: list) -> tuple[list, list[str]]:
+    """The tasks whose memory budget this machine holds (the local executor): as for GPUs, one that
+    needs more is left out of a whole-suite run with a line, and refused when named."""
+    if opts.executor != "local":
+        return tasks, []
+    import psutil
+
+    have = psutil.virtual_memory().total / 2**30
+    short = [t for t in tasks if t.spec.budget.memory_gb > have]
+    if not short:
+        return tasks, []
+    names = ", ".join(f"{t.id} ({t.spec.budget.memory_gb:g} GiB)" for t in short)
+    fix = "--executor slurm runs them on a cluster's nodes"
+    if opts.tasks:
+        raise RunError(f"task(s) {names} need more memory than this machine has ({have:.0f} GiB): {fix}")
+    rest = [t for t in tasks if t not in short]
+    if not rest:
+        raise RunError(f"no task of this run fits this machine's memory ({have:.0f} GiB): {names}; {fix}")
+    return rest, [f"{plural(len(short), 'task')} left out, needing more memory than this machine has "
+                  f"({have:.0f} GiB; {fix}): {names}"]
 
 
 def _write_plan(opts: RunOptions, suite: Suite, tasks: list, cache: MaterialCache) -> RunDir:
