@@ -53,6 +53,14 @@ def test_run_under_reclaim_home_is_listed_from_any_folder(tmp_path, sandbox_name
     (run_json,) = (home / "runs").glob("*/run.json")
     listed = _reclaim(["runs"], tmp_path, RECLAIM_HOME=str(home), COLUMNS="120")
     assert run_json.parent.name in listed.stdout and "mini@" in listed.stdout
+    assert f"runs in {home / 'runs'}" in listed.stdout  # the root, whole, as it was found
+    found = _reclaim(["report", run_json.parent.name], tmp_path, RECLAIM_HOME=str(home))
+    assert found.returncode == 0, found.stderr
+    lost = _reclaim(["report", run_json.parent.name], tmp_path, COLUMNS="300")  # no RECLAIM_HOME: ./runs
+    assert lost.returncode != 0
+    said = " ".join(lost.stderr.split())
+    assert f"no run {run_json.parent.name}" in said and f"the runs root {tmp_path / 'runs'}" in said
+    assert "$RECLAIM_HOME" in said
 
 
 def test_run_dir_outside_the_root_is_indexed_there_and_kept_by_rebuild(tmp_path, sandbox_name):

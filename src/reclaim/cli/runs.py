@@ -43,7 +43,8 @@ def runs(root: RootArg = None) -> None:
     it), suite, agents, trials done, status, judge."""
     root = runs_root(root)
     if not root.is_dir():
-        fail(f"no runs at {root}: the folder does not exist (give the runs root, or set $RECLAIM_HOME)")
+        fail(f"no runs at {root.absolute()}: the folder does not exist (give the runs root, or set $RECLAIM_HOME "
+             "to keep every run in one root wherever you start from)")
     ix = Index(root)
     rows = ix.query(
         "SELECT r.run_id, r.path, r.created, r.suite, r.suite_version, r.agents, r.judge, "
@@ -55,7 +56,7 @@ def runs(root: RootArg = None) -> None:
         console.print(f"no runs in {root}{hint}", highlight=False)
         return
     dated = console.width >= 100  # narrower: the run id says when (YYYYMMDD-HHMMSS-...)
-    table = Table(title=f"runs in {root}", title_justify="left", highlight=False, box=box.SIMPLE_HEAD,
+    table = Table(title=f"runs in {root.absolute()}", title_justify="left", highlight=False, box=box.SIMPLE_HEAD,
                   pad_edge=False, collapse_padding=True)
     labels = {row[0]: [agent_label(a) for a in (row[5] or "").split(",") if a] for row in rows}  # not specs
     longest = max((len(a) for names in labels.values() for a in names), default=0)

@@ -6,8 +6,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from reclaim.errors import NotFound
 from reclaim.store.files import RUN_JSON, RunDir
-from reclaim.store.home import runs_root
+from reclaim.store.home import HOME_ENV, runs_root
 from reclaim.store.models import RunSpec, TrialRecord
 
 INDEX_FILE = "index.sqlite"
@@ -108,4 +109,11 @@ def find_run(given: Path, root: Path | None = None) -> Path:
         listed = Index(base).run_paths()
     except sqlite3.DatabaseError:
         listed = []
-    return next((p for p in listed if p.name == path.name and (p / RUN_JSON).is_file()), path)
+    found = next((p for p in listed if p.name == path.name and (p / RUN_JSON).is_file()), None)
+    if found is not None:
+        return found
+    if not path.exists():  # an id found nowhere: say where it was looked for
+        raise NotFound(f"no run {given}: not a folder here, not in the runs root {base.absolute()} nor in its "
+                       "index (runs started with --run-dir elsewhere are listed there); give the run's folder, "
+                       f"or its runs root (--runs-root, or ${HOME_ENV} for one root wherever you start from)")
+    return path
