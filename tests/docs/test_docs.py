@@ -309,3 +309,50 @@ def test_each_guide_says_what_it_is_for(doc: Path):
         sections = re.findall(r"^## (.*)$", text, re.M)
         listed = set(re.findall(r"^- \[[^\]]*\]\(#([^)]+)\)", text, re.M))
         assert {slug(s) for s in sections} <= listed, f"{doc.name}: its contents list lacks some of its sections"
+
+
+# ---------------------------------------------------------------------------------------------- suites named
+
+PLACEHOLDER = re.compile(r"^[A-Z][A-Z_]*$")  # SUITE, PATH: the reader's own
+SUITE_POSITIONAL = {("tasks", "validate"), ("tasks", "list"), ("materials", "fetch"), ("materials", "lock"),
+                    ("materials", "pack"), ("curate", "review")}
+
+
+def suite_args(argv: list[str]) -> list[str]:
+    """The suites a command names: after --suite, and the positional suite of the commands that take one."""
+    out = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--suite"]
+    out += [a.split("=", 1)[1] for a in argv if a.startswith("--suite=")]
+    if tuple(argv[:2]) in SUITE_POSITIONAL and len(argv) > 2 and not argv[2].startswith("-"):
+        out.append(argv[2])
+    return out
+
+
+def made_suites() -> set[str]:
+    """The folders the guides make suites in: `tasks new ... --suite X` and `curate build ... -o X`."""
+    made = set()
+    for _c, argv in ALL_COMMANDS:
+        if argv[:2] == ["tasks", "new"]:
+            made |= {s.removeprefix("./") for s in suite_args(argv)}
+        if argv[:2] == ["curate", "build"] and "-o" in argv[:-1]:
+            made.add(argv[argv.index("-o") + 1].removeprefix("./"))
+    return made
+
+
+NAMED = sorted({(c.block.where, s) for c, argv in ALL_COMMANDS for s in suite_args(argv)})
+
+
+@pytest.mark.parametrize("where,suite", NAMED, ids=[f"{w}:{s}" for w, s in NAMED])
+def test_every_suite_a_guide_names_is_there(where: str, suite: str):
+    """A suite the reader copies from a guide loads as written: a bundled one by its name (listed here by the
+    real CLI), or a folder a guide makes with its own commands; anything else is a placeholder in capitals.
+    (docs/clusters.md once said `--suite suites/neurips2025`, which is no folder a clone has.)"""
+    if PLACEHOLDER.match(suite) or suite.removeprefix("./") in made_suites():
+        return
+    from reclaim.suites import bundled
+
+    assert suite in bundled(), (f"{where}: names the suite {suite!r}, which is neither bundled "
+                                f"({', '.join(bundled())}) nor made by a command of the guides (tasks new --suite, "
+                                "curate build -o)")
+    r = subprocess.run([str(Path(sys.executable).parent / "reclaim"), "tasks", "list", suite], env=env(),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"{where}: reclaim tasks list {suite}: {r.stderr[-500:]}"

@@ -59,6 +59,10 @@ def list_tasks(suite: Annotated[Optional[str], typer.Argument(help="Suite folder
                                               "status": longest["status"]}
     room = console.width - sum(mins.values()) - 2 * (len(cols) - 1)  # what is left for a target to keep whole
     mins["target"] = max(mins["target"], min(longest["target"], mins["target"] + max(room, 0)))
+    name = max((len(m.name) for t in s.tasks for m in t.spec.metrics()), default=0)
+    if not wide and (name > mins["target"] or longest["task"] > mins["task"]):  # wrapping at spaces is fine
+        _stacked(s, targets)  # a table would break a metric name or an id mid-word: one task per paragraph
+        return
     for col in cols:  # a task id stays whole up to 32 characters, a metric and its target where room allows
         table.add_column(col, min_width=mins[col], overflow="fold", no_wrap=col in ("task", "level", "hash"))
     for t in sorted(s.tasks, key=lambda t: t.spec.level.rank):
@@ -116,10 +120,19 @@ def validate(
         console.print(f"[yellow]![/] {escape(name)}: has a task.yaml, but the tasks: list of suite.yaml leaves it "
                       "out, so the suite skips it (add it to tasks:, or leave tasks: out to take every folder)",
                       highlight=False)
+    settled = 0
     for t in s.tasks:
+        recording = record and with_reference and (not task or t.id in task) and t.spec.verify is not None \
+            and bool(t.spec.verify.perturb)
         for w in task_warnings(t, s.meta.llm_judged):
+            if recording and "--record" in w:  # its fix is what this command is doing
+                settled += 1
+                continue
             warned += 1
             console.print(f"[yellow]![/] {escape(t.id)}: {escape(w)}", highlight=False)
+    if settled:
+        console.print(f"({plural(settled, 'warning')} whose fix is this recording left out: `reclaim tasks validate` "
+                      "shows any that remain after it)", highlight=False)
     if record and not with_reference:
         err.print("[bold red]error:[/] --record records what the references measured: give --with-reference too")
         raise typer.Exit(2)
@@ -138,6 +151,22 @@ def validate(
         err.print(f"[bold red]error:[/] --task {', '.join(unknown)}: no such task in {s.meta.name}")
         raise typer.Exit(2)
     run_references(s, name, jobs, keep, warned, record, allow_pending, task or [])
+
+
+def _stacked(s, targets: dict[str, list[str]]) -> None:
+    """`tasks list` where the columns cannot keep every name whole: a line per task (id, level, budget,
+    status), then its targets indented, a line each; a name is never broken, whatever the width."""
+    console.print(f"{s.meta.name} {s.meta.version}: {plural(len(s.tasks), 'task')}", highlight=False)
+    for t in sorted(s.tasks, key=lambda t: t.spec.level.rank):
+        b = t.spec.budget
+        console.print(f"{escape(t.id)}  {t.spec.level.value}, {b.wall_minutes:g} min, {b.gpu_hours:g} GPU-h, "
+                      f"{status(t)}", highlight=False, soft_wrap=True)
+        for line in targets[t.id]:
+            console.print(f"    {escape(line)}", highlight=False, soft_wrap=True)
+    for line in overview(s.tasks).lines():
+        console.print(escape(line), highlight=False)
+    console.print("(a table, with areas and content hashes: widen the terminal to 100 columns)", style="dim",
+                  highlight=False)
 
 
 def drafts_line(s) -> int:
@@ -210,7 +239,7 @@ def run_references(s, sandbox: str, jobs: int, keep: bool, warned: int, record: 
     finally:
         where = rd.path if rd is not None else tmp
         if keep or failed:
-            console.print(f"run folder kept: {where}", highlight=False)
+            console.print(f"run folder kept: {where}", highlight=False, soft_wrap=True)
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     if failed:
@@ -294,7 +323,7 @@ def _report(rd, records, weak, warned: int) -> bool:
                           f"meets the criteria ({escape(measured_vs_criteria(verdict))}): an agent that runs it "
                           "and claims the paper's number passes. Fix: make the weakened experiment weaker, or "
                           "tighten the target", highlight=False)
-            console.print(f"    trial folder: {tdir}", highlight=False, markup=False)
+            console.print(f"    trial folder: {tdir}", highlight=False, markup=False, soft_wrap=True)
         elif part.outcome == Outcome.error:
             bad_weak += 1
             console.print(f"[red]✗[/] {name}: the weakened experiment could not be judged (harness error)",
