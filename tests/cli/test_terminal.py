@@ -81,3 +81,19 @@ def test_agents_at_80_columns(tmp_path, monkeypatch):
     rows = {line.split()[0]: line for line in res.stdout.splitlines() if line.strip()}
     assert "available" in rows["reference"] and "not installed" in rows["aider"]
     assert "reclaim agents install aider" in " ".join(res.stdout.split())
+
+
+def test_tasks_list_never_breaks_a_name_at_80_columns(tmp_path):
+    """The reference suite's metric names (up to 40 characters) and ids do not fit a table at 80 columns:
+    the list then gives each task a paragraph, its targets a line each, every name whole."""
+    from reclaim.spec import load_suite
+    from reclaim.suites import bundled
+
+    res = _reclaim(["tasks", "list", "neurips2025"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    tokens = set(res.stdout.split())
+    for t in load_suite(bundled()["neurips2025"]).tasks:
+        assert t.id in tokens, t.id
+        for m in t.spec.metrics():
+            assert m.name in tokens, (t.id, m.name)
+    assert "…" not in res.stdout

@@ -374,3 +374,49 @@ def test_many_reasons_fold_and_a_hostile_one_stays_text(run, page, tmp_path):
     assert page.evaluate("window.pwned") is None
     assert page.locator("#reasons img").count() == 0
     assert _outside(page.requests) == []
+
+
+def test_agents_never_take_an_outcomes_colour():
+    """The rates chart colours agents and the grid beside it colours outcomes: no agent's colour may be
+    read as an outcome (once the nop baseline was drawn in the orange of budget_exhausted)."""
+    import colorsys
+
+    from reclaim.report.html.charts import AGENT_COLOURS, OUTCOME_COLOURS
+
+    def hsv(c: str) -> tuple[float, float, float]:
+        r, g, b = (int(c[i:i + 2], 16) / 255 for i in (1, 3, 5))
+        h, s, v = colorsys.rgb_to_hsv(r, g, b)
+        return h * 360, s, v
+
+    for agent in AGENT_COLOURS:
+        ha, sa, _ = hsv(agent)
+        assert sa >= 0.2, f"{agent} is nearly grey, as error and skipped are"
+        for outcome, colour in OUTCOME_COLOURS.items():
+            ho, so, _ = hsv(colour)
+            if so < 0.2:
+                continue
+            apart = min(abs(ha - ho), 360 - abs(ha - ho))
+            assert apart >= 25, f"agent colour {agent} is {apart:.0f}° from {outcome}'s {colour}"
+
+
+def test_the_flag_table_reads_wide_and_narrow(run, page, tmp_path):
+    """Once the flags sat in a 260 px column beside the reasons: one word of meaning per line."""
+    _, html, _ = run
+    for width in (1400, 600):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(html.as_uri())
+        table = page.locator("#flags")
+        table.screenshot(path=str(tmp_path / f"flags-{width}.png"))
+        cells = table.locator("td.words")
+        assert cells.count() > 0
+        for i in range(cells.count()):
+            box = cells.nth(i).bounding_box()
+            assert box is not None and box["width"] >= 200, (width, box)
+            words = len(cells.nth(i).inner_text().split())
+            lines = round(box["height"] / 18)  # 13 px type at its line height
+            assert lines <= max(1, words // 3), (width, words, box)  # not a word a line
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        names = table.locator("td:first-child").all_inner_texts()
+        assert len(names) == len(set(names))
+        for flag, meaning in zip(names, cells.all_inner_texts(), strict=True):
+            assert meaning.strip().lower() != flag.strip().replace("_", " ").lower(), f"{flag} — {meaning}"

@@ -170,3 +170,21 @@ def test_a_suite_of_one_number_claims_renders_as_before(tmp_path):
     assert set(data["trials"][0]) == {"task", "level", "released_level", "agent", "seed", "outcome", "measured",
                                       "target", "wall_s", "attempts", "error_attempts", "interrupted", "note", "metric",
                                       "reason", "rationale", "flags"}
+
+
+def test_long_number_names_stay_whole_at_any_width(tmp_path, monkeypatch):
+    """At 80 columns the per-number table once cut 'ons_final_cumulative_regret_mean' and '..._sd' to the
+    same 'ons_final_cumulative…': two rows that read alike. A name is never cut."""
+    long = {"ons_final_cumulative_regret_mean": 7.81, "ons_final_cumulative_regret_sd": 2.523,
+            "cuttingplane_final_cumulative_regret_mean": 2.769}
+    monkeypatch.setitem(globals(), "NUMBERS", long)
+    v = _verdict("reproduced", dict.fromkeys(long, True), required=tuple(long))
+    r = _report(_run_dir(tmp_path, [(_rec("oilo", "reference", 0, "reproduced"), v)]))
+    for width in (80, 140):
+        console = Console(record=True, width=width)
+        console.print(to_rich(r))
+        out = console.export_text()
+        assert "…" not in out, out
+        for name, target in long.items():
+            assert name in out.split(), (width, name, out)
+            assert f"{target:g}" in out

@@ -93,7 +93,8 @@ def agents_try(
         from reclaim.cli.show import show
 
         show(tried.trial_dir)
-    console.print(f"the trial: reclaim show {tried.trial_dir}", highlight=False)
+    console.print("the trial:", highlight=False)  # the command whole on its own line, to copy at any width
+    console.print(f"reclaim show {tried.trial_dir}", highlight=False, soft_wrap=True)
     if not tried.wired:
         raise typer.Exit(1)
     console.print(f"[green]{name} is wired: it reproduced through the gateway, every call metered as served[/]")

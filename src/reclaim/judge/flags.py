@@ -45,7 +45,8 @@ class Flag(str, Enum):
                        "comparison), and the re-run with it changed there computed the same: a mention, not the source")
     cached_result = "cached_result", "reproduce.sh copies a cached result"
     hard_coded = "hard_coded", "the value is written into a program"
-    fabrication = "fabrication", "fabrication"
+    fabrication = ("fabrication", "the number was written or copied, not computed: what the checks beside it "
+                   "found, in one word")
     reads_paper = "reads_paper", "reproduce.sh reads the paper"
     record_incomplete = ("record_incomplete", "the re-execution's exec record was cut: the checks read every file "
                          "the cut record could hide, and rest on nothing it does not show")

@@ -82,21 +82,53 @@ def _per_level(r: Report) -> Table:
     return per
 
 
-def _claims(r: Report) -> list[Table | Text]:
-    """A table per task whose claim has several numbers, the task in its title."""
-    out: list[Table | Text] = []
-    for task, rows in groupby(claim_rows(r), key=lambda row: row[0].task):
+class ClaimsSection:
+    """A table per task whose claim has several numbers, the task in its title. A number's name is never
+    cut: where the names do not fit beside the other columns, each number gets a line of its own (its
+    name and target) with its agents' rows under it."""
+
+    COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (
+        ("agent", "left"), ("trials", "right"), ("held", "right"), ("rate", "right"), ("95 % CI", "left"))
+
+    def __init__(self, r: Report) -> None:
+        self.groups = [(task, list(rows)) for task, rows in groupby(claim_rows(r), key=lambda row: row[0].task)]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for task, rows in self.groups:
+            name_w = max(len(number(m)) for _, m, _, _ in rows)
+            target_w = max(len(f"{m.target:g}") for _, m, _, _ in rows)
+            cells = [self._cells(agent, row) for _, _, agent, row in rows]
+            rest = [max(len(h), *(len(c[i]) for c in cells)) for i, (h, _) in enumerate(self.COLUMNS)]
+            if name_w + max(target_w, 6) + sum(rest) + 2 * (len(rest) + 1) <= options.max_width:
+                yield self._flat(task, rows)
+            else:
+                yield from self._stacked(task, rows)
+        if self.groups:
+            yield Text(CLAIMS_NOTE)
+
+    @staticmethod
+    def _cells(agent: str, row) -> list[str]:
+        return [agent, str(row.trials), str(row.held), pct(row.rate), ci(row.ci_low, row.ci_high)]
+
+    def _flat(self, task: str, rows: list) -> Table:
         t = _table(f"per number of each claim: {task}")
-        columns: list[tuple[str, JustifyMethod]] = [
-            ("number", "left"), ("target", "right"), ("agent", "left"), ("trials", "right"), ("held", "right"),
-            ("rate", "right"), ("95 % CI", "left")]
+        columns: list[tuple[str, JustifyMethod]] = [("number", "left"), ("target", "right"), *self.COLUMNS]
         for col, just in columns:
-            _col(t, col, just, wrap=col == "number")
+            _col(t, col, just)
         for _, m, agent, row in rows:
-            t.add_row(escape(number(m)), f"{m.target:g}", escape(agent), str(row.trials), str(row.held),
-                      pct(row.rate), ci(row.ci_low, row.ci_high))
-        out.append(t)
-    return out + [Text(CLAIMS_NOTE)] if out else []
+            t.add_row(escape(number(m)), f"{m.target:g}", *map(escape, self._cells(agent, row)))
+        return t
+
+    def _stacked(self, task: str, rows: list) -> RenderResult:
+        yield Text(f"per number of each claim: {task}", style="italic")
+        for m, grouped in groupby(rows, key=lambda row: row[1]):
+            yield Text(f"{number(m)} (target {m.target:g})", style="bold")
+            t = _table()
+            for col, just in self.COLUMNS:
+                _col(t, col, just)
+            for _, _, agent, row in grouped:
+                t.add_row(*map(escape, self._cells(agent, row)))
+            yield Padding(t, (0, 0, 0, INDENT))
 
 
 def _head(t: TrialRow, width: int) -> tuple[Text, str]:
@@ -134,7 +166,7 @@ class TrialsSection:
 
 
 def to_rich(r: Report, trials: bool = False) -> Group:
-    parts: list = [_rates(r), _per_level(r), Text(BEST_NOTE), *_claims(r)]
+    parts: list = [_rates(r), _per_level(r), Text(BEST_NOTE), ClaimsSection(r)]
     if trials:
         parts.append(TrialsSection(r.trials))
     t = r.totals

@@ -17,6 +17,10 @@ OUTCOME_COLOURS = {
     "reproduced": "#2e7d32", "not_reproduced": "#c62828", "disqualified": "#6a1b9a",
     "budget_exhausted": "#ef6c00", "error": "#757575", "skipped": "#bdbdbd",
 }
+AGENT_COLOURS = ("#1f77b4", "#17becf", "#bcbd22", "#0b3c5d", "#76b7b2", "#4e79a7", "#2a9d8f", "#5c6f91",
+                 "#aec7e8", "#3d5a80")
+"""Agents' colours: blues, teals and an olive, none near an outcome's hue (green, red, purple, orange) nor
+a grey, so a bar never reads as an outcome beside the grid that colours outcomes."""
 
 
 def _figure(width: float, height: float):
@@ -44,14 +48,11 @@ ZERO_HEIGHT = 2.0  # percent: a 0 % rate is drawn as a thin outlined bar, so it 
 def rates_chart(report: Report) -> str:
     """Success rate per level and agent, each bar labelled, with its 95 % interval; a 0 % rate a thin
     outlined bar at zero; agents with no counted trial left out, and so out of the legend."""
-    from matplotlib import colormaps
-
     agents = sorted({a for block in report.levels.values() for a in block.agents})
     levels = [lv for lv in GROUPS if lv in report.levels]
     fig = _figure(max(4.6, 1.8 + 0.55 * len(agents) * len(levels)), 3.0)
     ax = fig.subplots()
     width = 0.8 / max(1, len(agents))
-    palette = colormaps["tab10"]
     drawn = []
     for i, agent in enumerate(agents):
         xs, ys, lo, hi, where = [], [], [], [], []
@@ -66,8 +67,9 @@ def rates_chart(report: Report) -> str:
             where.append(j)
         if not xs:
             continue
-        bars = ax.bar(xs, [max(y, ZERO_HEIGHT) for y in ys], width * 0.9, label=agent, color=palette(i % 10),
-                      edgecolor=palette(i % 10), linewidth=0.6)
+        colour = AGENT_COLOURS[i % len(AGENT_COLOURS)]
+        bars = ax.bar(xs, [max(y, ZERO_HEIGHT) for y in ys], width * 0.9, label=agent, color=colour,
+                      edgecolor=colour, linewidth=0.6)
         for patch, y, j in zip(bars.patches, ys, where, strict=True):
             zero = round(y) == 0 and y < ZERO_HEIGHT
             if zero:
