@@ -21,8 +21,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from agents import write_agents  # noqa: E402
 from tasks import DAG_TASKS, build  # noqa: E402
+
+from agents import write_agents  # noqa: E402
 
 RECLAIM = [str(Path(sys.executable).parent / "reclaim")]
 
