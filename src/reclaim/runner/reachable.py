@@ -124,8 +124,23 @@ def _host_answer(src: Source, asked: dict[str, str | None]) -> str | None:
 
 
 def _index_answer(asked: dict[str, str | None]) -> str | None:
-    url = os.environ.get("PIP_INDEX_URL") or _pip_config("global.index-url") or "https://pypi.org/simple/"
-    return _once(asked, urlsplit(url).netloc or url, lambda: _head(url))
+    """None when pip has somewhere to take packages from: a local index or wheel folder it is configured
+    with (find-links, a file:// index), or a remote index that answers; else why not."""
+    places = []
+    for var, key in (("PIP_INDEX_URL", "global.index-url"), ("PIP_EXTRA_INDEX_URL", "global.extra-index-url"),
+                     ("PIP_FIND_LINKS", "global.find-links")):
+        places += (os.environ.get(var) or _pip_config(key) or "").split()
+    if not (os.environ.get("PIP_INDEX_URL") or _pip_config("global.index-url")):
+        places.append("https://pypi.org/simple/")  # pip's default
+    remote = [u for u in places if u.startswith(("http://", "https://"))]
+    if any(Path(u.removeprefix("file://")).exists() for u in places if u not in remote):
+        return None  # a local index or wheel folder: pip may find everything there
+    why = None
+    for url in remote:
+        why = _once(asked, urlsplit(url).netloc, lambda url=url: _head(url))
+        if why is None:
+            return None
+    return why or "pip has no index configured"
 
 
 def _once(asked: dict[str, str | None], host: str, probe) -> str | None:
