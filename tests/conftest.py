@@ -131,6 +131,16 @@ def make_wheel(folder: Path, name: str, version: str, files: dict[str, str | byt
     return wheel
 
 
+def at_a_terminal() -> None:
+    """preexec_fn for a harness a test interrupts as a user would: SIGINT and SIGHUP at their defaults. A
+    test suite started in the background (`cmd &` in a script, nohup) ignores them, every child inherits
+    that, and Python does not turn an ignored SIGINT into KeyboardInterrupt: the Ctrl-C would be lost."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def write_agent(path: Path, body: str) -> Path:
     """A command agent: a bash script run inside the sandbox."""
     path.write_text("#!/bin/bash\n" + body)

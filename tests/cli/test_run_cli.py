@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import task_yaml, write_agent, write_suite
+from conftest import at_a_terminal, task_yaml, write_agent, write_suite
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]
 CALLS_MODEL = (  # one model call through the gateway; its failure ignored, as a careless agent would
@@ -95,7 +95,8 @@ def test_exit_1_when_a_trial_ended_in_error(tmp_path, suite):
 def test_exit_130_when_interrupted(tmp_path, suite):
     agent = write_agent(tmp_path / "slow.sh", "touch started\nsleep 120\n")
     proc = subprocess.Popen(RECLAIM + ["run", "--suite", str(suite), "--agent", f"command:{agent}"],
-                            cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=at_a_terminal)
     try:
         for _ in range(600):  # the agent is running once its marker is there
             if list((tmp_path / "runs").glob("*/trials/*/workspace/started")):

@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import task_yaml, write_agent, write_suite
+from conftest import at_a_terminal, task_yaml, write_agent, write_suite
 from reclaim.failpoints import FAILPOINTS, POINTS
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]
@@ -106,7 +106,8 @@ def test_ctrl_c_stops_running_trials_at_once_and_resume_finishes_them(tmp_path, 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.Popen(RECLAIM + ["run", "--suite", str(suite), "--agent", f"command:{agent}",
                                        "--sandbox", sandbox_name, "--jobs", "2", "--run-dir", str(run_dir)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=at_a_terminal)
     deadline = time.time() + 30
     while time.time() < deadline and len(list(run_dir.glob("trials/*/logs/agent-*.stdout"))) < 2:
         time.sleep(0.05)

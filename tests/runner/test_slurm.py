@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import task_yaml, write_agent, write_suite
+from conftest import at_a_terminal, task_yaml, write_agent, write_suite
 from reclaim.judge import JudgeConfig
 from reclaim.report import build_report
 from reclaim.runner.run import RunOptions, execute, plan_run
@@ -267,7 +267,7 @@ def test_interrupting_the_run_cancels_its_jobs(tmp_path, slurm, sandbox_name):
     proc = subprocess.Popen([sys.executable, "-m", "reclaim.cli", "run", "--suite", str(suite), "--agent",
                              f"command:{agent}", "--sandbox", sandbox_name, "--executor", "slurm",
                              "--run-dir", str(tmp_path / "r")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=os.environ.copy())
+                            env=os.environ.copy(), preexec_fn=at_a_terminal)
     deadline = time.time() + 60
     while time.time() < deadline and len(subprocess.run(["squeue", "-h"], capture_output=True,
                                                         text=True).stdout.splitlines()) < 2:
