@@ -85,8 +85,8 @@ def survey(tasks: list[Task], cache: MaterialCache, ask: bool = True) -> Presenc
                     p.gaps.append(Gap(task.id, "packages", ", ".join(gaps), f"not in the wheelhouse {cache.wheels}"))
             elif ask and (why := _index_answer(p.hosts)) is not None:
                 p.gaps.append(Gap(task.id, "packages", "its environment's packages", why))
-        except EnvironmentFailed as e:
-            p.gaps.append(Gap(task.id, "environment", "its interpreter", str(e)))
+        except EnvironmentFailed:
+            pass  # no interpreter for it here: the trial says so, as a harness error of its own
     return p
 
 
