@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from reclaim.materials.cache import KeyRecord, MaterialCache, key_hash, rmtree
+from reclaim.materials.cache import KeyRecord, MaterialCache, key_hash, rmtree, seal
 from reclaim.materials.errors import MaterialsError
 from reclaim.materials.paper import extracted_text, pdf_source
 from reclaim.materials.prefetch import KINDS
@@ -190,8 +190,10 @@ def unpack(bundle: Path, cache: MaterialCache) -> BundleManifest:
     try:
         with tarfile.open(bundle, "r:gz") as tar:
             tar.extractall(scratch, filter="data")
-        for key in sorted({i.key for i in m.items}):
-            _adopt_key(scratch, key, cache, bundle)
+        keys = sorted({i.key for i in m.items})
+        records = [_checked_key(scratch, key, bundle) for key in keys]  # every one checked before any is installed
+        for rec in records:
+            cache.adopt(scratch / "objects" / rec.digest, rec, f"{bundle}: objects/{rec.digest}")
         wheels = scratch / "wheels"
         for w in m.wheels:
             f = wheels / w.file
@@ -208,7 +210,10 @@ def unpack(bundle: Path, cache: MaterialCache) -> BundleManifest:
     return m
 
 
-def _adopt_key(scratch: Path, key: str, cache: MaterialCache, bundle: Path) -> None:
+def _checked_key(scratch: Path, key: str, bundle: Path) -> KeyRecord:
+    """A key record of the bundle and its object, checked: the record names the key its file name
+    hashes, and the object's files hash to the digest it names. A paper's text is not taken from a
+    bundle: it is extracted again from its PDF."""
     where = f"{bundle}: keys/{key}.json"
     try:
         rec = KeyRecord.model_validate_json((scratch / "keys" / f"{key}.json").read_bytes())
@@ -219,7 +224,11 @@ def _adopt_key(scratch: Path, key: str, cache: MaterialCache, bundle: Path) -> N
     tree = scratch / "objects" / rec.digest
     if not tree.is_dir():
         raise MaterialsError(f"{where}: its object {rec.digest[:12]} is not in the bundle — fix: pack it again")
-    cache.adopt(tree, rec, where)  # a paper's text is extracted again from its PDF here, never taken
+    digest = seal(tree, where).digest()
+    if digest != rec.digest:
+        raise MaterialsError(f"{where}: its files hash to {digest[:12]}, not to the {rec.digest[:12]} it was "
+                             "packed as: the bundle is damaged or was changed — fix: pack it again")
+    return rec
 
 
 def _sha256(path: Path) -> str:

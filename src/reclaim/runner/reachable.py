@@ -102,6 +102,8 @@ def refusal(gaps: list[Gap], suite: str, cache: MaterialCache, notes: list[str] 
         f"`reclaim materials pack {shlex.quote(suite)} {picks} -o bundle.tar.gz`; here, "
         f"`reclaim materials unpack bundle.tar.gz --cache {shlex.quote(str(cache.root))}` "
         "(or point --materials-cache at a shared folder it was unpacked into)",
+        f"or, with this cache on a file system the network side shares, `reclaim materials fetch "
+        f"{shlex.quote(suite)} --cache {shlex.quote(str(cache.root))}` there",
         "or, for a repository, a mirror you have: RECLAIM_GIT_MIRRORS='URL=/path/to/clone' "
         "(docs/neurips2025/README.md, offline)"]
     return "\n".join(lines + [f"note: {n}" for n in notes or []])
