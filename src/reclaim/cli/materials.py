@@ -40,14 +40,7 @@ def fetch(
         help=f"Cache folder (default ${CACHE_VAR}, else ~/.cache/reclaim/materials).")] = None,
 ) -> None:
     """Fetch every material of every task (also those a level withholds) and every paper PDF."""
-    try:
-        s = load_suite(resolve_suite(suite))
-    except FileNotFoundError as e:
-        fail(str(e))
-    except SpecError as e:
-        for p in e.problems:
-            err.print(f"[red]✗[/] {p}", highlight=False)
-        fail(f"{len(e.problems)} problem(s) in {resolve_suite(suite)}")
+    s, _ = _suite_tasks(suite, [])
     mc = MaterialCache(cache, offline=offline)
     got: list[CachedMaterial] = []
     failed = 0

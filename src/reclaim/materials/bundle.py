@@ -33,7 +33,7 @@ from reclaim.materials.errors import MaterialsError
 from reclaim.materials.paper import extracted_text, pdf_source
 from reclaim.materials.prefetch import KINDS
 from reclaim.materials.sources import LocalSource, Source
-from reclaim.materials.wheels import Wheel, download, listed, missing
+from reclaim.materials.wheels import Wheel, download, listed, missing, sha256_file
 from reclaim.spec import Task
 
 MANIFEST = "bundle.json"
@@ -197,7 +197,7 @@ def unpack(bundle: Path, cache: MaterialCache) -> BundleManifest:
         wheels = scratch / "wheels"
         for w in m.wheels:
             f = wheels / w.file
-            if not f.is_file() or _sha256(f) != w.sha256:
+            if not f.is_file() or sha256_file(f) != w.sha256:
                 raise MaterialsError(f"{bundle}: wheels/{w.file} is missing or does not match its sha256 — "
                                      "fix: pack the bundle again")
         if m.wheels:
@@ -229,11 +229,3 @@ def _checked_key(scratch: Path, key: str, bundle: Path) -> KeyRecord:
         raise MaterialsError(f"{where}: its files hash to {digest[:12]}, not to the {rec.digest[:12]} it was "
                              "packed as: the bundle is damaged or was changed — fix: pack it again")
     return rec
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()

@@ -70,7 +70,7 @@ def listed(folder: Path, names: set[str] | None = None) -> list[Wheel]:
     out = []
     for f in sorted(folder.iterdir()):
         if f.is_file() and not f.is_symlink() and (names is None or f.name in names):
-            out.append(Wheel(file=f.name, sha256=_sha256(f), bytes=f.stat().st_size))
+            out.append(Wheel(file=f.name, sha256=sha256_file(f), bytes=f.stat().st_size))
     return out
 
 
@@ -96,7 +96,7 @@ def _dist(file: str) -> tuple[str, str] | None:
     return (normal(m.group(1)), m.group(2).lower()) if m else None
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         while block := fh.read(1 << 20):
