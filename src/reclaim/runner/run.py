@@ -196,14 +196,8 @@ def _within_gpus(opts: RunOptions, tasks: list) -> tuple[list, list[str]]:
         return tasks, []
     here = f"{have} GPU(s)" if have else "no GPUs"
     names = ", ".join(f"{t.id} ({t.spec.budget.gpus})" for t in short)
-    fix = "--executor slurm runs them on a cluster's GPUs, --gpus names this machine's"
-    if opts.tasks:
-        raise RunError(f"task(s) {names} need more GPUs than this machine has ({here}): {fix}")
-    rest = [t for t in tasks if t not in short]
-    if not rest:
-        raise RunError(f"no task of this run fits this machine ({here}): {names} need GPUs; {fix}")
-    return rest, [f"{plural(len(short), 'task')} left out, needing more GPUs than this machine has ({here}; "
-                  f"{fix}): {names}"]
+    return _leave_out(opts, tasks, short, names, "GPUs", here,
+                      "--executor slurm runs them on a cluster's GPUs, --gpus names this machine's")
 
 
 def _within_memory(opts: RunOptions, tasks: list) -> tuple[list, list[str]]:
@@ -218,14 +212,21 @@ def _within_memory(opts: RunOptions, tasks: list) -> tuple[list, list[str]]:
     if not short:
         return tasks, []
     names = ", ".join(f"{t.id} ({t.spec.budget.memory_gb:g} GiB)" for t in short)
-    fix = "--executor slurm runs them on a cluster's nodes"
+    return _leave_out(opts, tasks, short, names, "memory", f"{have:.0f} GiB",
+                      "--executor slurm runs them on a cluster's nodes")
+
+
+def _leave_out(opts: RunOptions, tasks: list, short: list, names: str, what: str, here: str,
+               fix: str) -> tuple[list, list[str]]:
+    """Tasks that need more of ``what`` than this machine has: refused when named with --task, else
+    left out with a line that says so (and refused when nothing is left)."""
     if opts.tasks:
-        raise RunError(f"task(s) {names} need more memory than this machine has ({have:.0f} GiB): {fix}")
+        raise RunError(f"task(s) {names} need more {what} than this machine has ({here}): {fix}")
     rest = [t for t in tasks if t not in short]
     if not rest:
-        raise RunError(f"no task of this run fits this machine's memory ({have:.0f} GiB): {names}; {fix}")
-    return rest, [f"{plural(len(short), 'task')} left out, needing more memory than this machine has "
-                  f"({have:.0f} GiB; {fix}): {names}"]
+        raise RunError(f"no task of this run fits this machine ({here}): {names} need {what}; {fix}")
+    return rest, [f"{plural(len(short), 'task')} left out, needing more {what} than this machine has ({here}; "
+                  f"{fix}): {names}"]
 
 
 def _write_plan(opts: RunOptions, suite: Suite, tasks: list, cache: MaterialCache) -> RunDir:
