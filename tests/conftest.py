@@ -19,6 +19,17 @@ from reclaim.sandbox import default_backend
 # test: the cache is keyed by what was declared, so sharing it changes no result.
 os.environ.setdefault("RECLAIM_ENVS_CACHE", f"/var/tmp/reclaim-test-envs-{os.getuid()}")
 os.environ.setdefault("RECLAIM_MATERIALS_CACHE", f"/var/tmp/reclaim-test-materials-{os.getuid()}")
+# Runs are kept in one root per user (store/home.py); a test never writes into the real user's home.
+os.environ["XDG_DATA_HOME"] = f"/var/tmp/reclaim-test-data-{os.getuid()}"
+os.environ.pop("RECLAIM_HOME", None)
+
+
+@pytest.fixture(autouse=True)
+def runs_home(tmp_path, monkeypatch):
+    """Each test's runs root is its own tmp_path/runs ($RECLAIM_HOME = tmp_path): what a test starts,
+    from any folder, is kept there and found by id there."""
+    monkeypatch.setenv("RECLAIM_HOME", str(tmp_path))
+    return tmp_path / "runs"
 
 MEAN_PY = """\
 import json, sys

@@ -20,7 +20,7 @@ BIN = str(RECLAIM.parent)
 
 
 def _reclaim(args: list[str], cwd: Path, on_path: bool = True, columns: int = 80) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "RECLAIM_HOME"}
+    env = {**os.environ, "RECLAIM_HOME": str(cwd)}  # runs kept in CWD/runs: the module's run is found by id
     parts = [p for p in env.get("PATH", "").split(os.pathsep) if p and os.path.realpath(p) != os.path.realpath(BIN)]
     env.update(COLUMNS=str(columns), NO_COLOR="1", PATH=os.pathsep.join(([BIN] if on_path else []) + parts))
     cmd = ["reclaim", *args] if on_path else [str(RECLAIM), *args]
@@ -37,7 +37,7 @@ def _fits(out: str, columns: int = 80) -> None:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory, sandbox_name) -> tuple[Path, str, subprocess.CompletedProcess]:
     """One run of three levels by reference, nop, fabricate, made by `reclaim run` in a folder of its own
-    (runs in ./runs, so its id names it): (that folder, the run id, the run's own output)."""
+    (runs in FOLDER/runs, its RECLAIM_HOME, so its id names it): (that folder, the run id, the run's own output)."""
     here = tmp_path_factory.mktemp("narrow")
     suite = write_suite(here / "suite", [task_yaml("mean-run", "run"), task_yaml("mean-retrain", "retrain"),
                                          task_yaml("a-mean-reimpl", "reimplement")])

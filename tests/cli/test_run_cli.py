@@ -27,7 +27,7 @@ CALLS_MODEL = (  # one model call through the gateway; its failure ignored, as a
 
 
 def _env() -> dict[str, str]:
-    full = {k: v for k, v in os.environ.items() if k != "RECLAIM_HOME"}
+    full = dict(os.environ)
     return full | {"PYTHONPATH": os.pathsep.join(sys.path), "COLUMNS": "200"}
 
 

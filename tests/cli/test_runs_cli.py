@@ -17,7 +17,7 @@ HEADERS = ("run", "suite", "agents", "trials", "status", "judge")
 
 
 def _reclaim(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if k != "RECLAIM_HOME"}
+    full = dict(os.environ)
     full.update(PYTHONPATH=os.pathsep.join(sys.path), **env)
     return subprocess.run(RECLAIM + args, cwd=cwd, env=full, capture_output=True, text=True)
 

@@ -17,7 +17,6 @@ RECLAIM = [sys.executable, "-m", "reclaim.cli"]
 
 def _reclaim(args: list[str], cwd: Path, columns: int = 80) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1", "PYTHONPATH": os.pathsep.join(sys.path)}
-    env.pop("RECLAIM_HOME", None)
     return subprocess.run(RECLAIM + args, cwd=cwd, env=env, capture_output=True, text=True)
 
 

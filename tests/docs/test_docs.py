@@ -195,7 +195,6 @@ def substitute(line: str, cwd: Path) -> str:
 def env() -> dict[str, str]:
     e = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "PYTHONPATH": os.pathsep.join(sys.path),
          "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    e.pop("RECLAIM_HOME", None)
     return e
 
 

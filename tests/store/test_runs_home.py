@@ -1,4 +1,5 @@
-"""One home for runs: the runs root (--runs-root, $RECLAIM_HOME), runs kept elsewhere, record modes."""
+"""One home for runs: the runs root (--runs-root, $RECLAIM_HOME, one per user by default), runs kept in ./runs
+before, runs kept elsewhere, record modes."""
 
 from __future__ import annotations
 
@@ -35,10 +36,43 @@ def _modes(folder: Path) -> tuple[set[int], set[int]]:
 
 def test_reclaim_home_and_runs_root(tmp_path, monkeypatch):
     monkeypatch.delenv("RECLAIM_HOME", raising=False)
-    assert runs_root() == Path("runs")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert runs_root() == tmp_path / "xdg" / "reclaim" / "runs"  # one per user, not per folder
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    assert runs_root() == tmp_path / "user" / ".local" / "share" / "reclaim" / "runs"
     monkeypatch.setenv("RECLAIM_HOME", str(tmp_path / "home"))
     assert runs_root() == tmp_path / "home" / "runs"
     assert runs_root(tmp_path / "given") == tmp_path / "given"
+
+
+def test_the_default_root_is_one_per_user_from_any_folder_and_old_runs_stay_found(tmp_path, sandbox_name):
+    """No RECLAIM_HOME: a run started in one folder is listed and found by id from another; a run kept
+    in ./runs by the old default is still found by id there and named by `reclaim runs`."""
+    suite = write_suite(tmp_path / "suite", [task_yaml("mean-run", "run")])
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    user = {"XDG_DATA_HOME": str(tmp_path / "xdg")}
+    res = _reclaim(["run", "--suite", str(suite), "--agent", "nop", "--sandbox", sandbox_name], a, **user)
+    assert res.returncode == 0, res.stderr
+    (run_json,) = (tmp_path / "xdg" / "reclaim" / "runs").glob("*/run.json")
+    assert not (a / "runs").exists()
+    listed = _reclaim(["runs"], b, COLUMNS="80", **user)
+    assert run_json.parent.name in listed.stdout
+    assert f"runs in {tmp_path / 'xdg' / 'reclaim' / 'runs'}\n(this user's default" in listed.stdout
+    assert _reclaim(["report", run_json.parent.name], b, **user).returncode == 0
+
+    old = run_suite(suite, b / "runs", ["reference"], sandbox_name)[0]  # as the old default kept it
+    found = _reclaim(["report", old.path.name], b, COLUMNS="200", **user)
+    assert found.returncode == 0, found.stderr
+    listed = _reclaim(["runs"], b, COLUMNS="80", **user)
+    said = " ".join(listed.stdout.split())
+    assert run_json.parent.name in said and old.path.name not in said  # listed apart, not mixed in
+    assert f"1 more run in {b / 'runs'}, where runs were kept before" in said and "reclaim runs runs" in said
+    lost = _reclaim(["report", "20990101-000000-nothing"], b, COLUMNS="300", **user)
+    assert lost.returncode != 0
+    said = " ".join(lost.stderr.split())
+    assert str(tmp_path / "xdg" / "reclaim" / "runs") in said and str(b / "runs") in said  # both places named
 
 
 def test_run_under_reclaim_home_is_listed_from_any_folder(tmp_path, sandbox_name):
@@ -56,10 +90,11 @@ def test_run_under_reclaim_home_is_listed_from_any_folder(tmp_path, sandbox_name
     assert f"runs in {home / 'runs'}" in listed.stdout  # the root, whole, as it was found
     found = _reclaim(["report", run_json.parent.name], tmp_path, RECLAIM_HOME=str(home))
     assert found.returncode == 0, found.stderr
-    lost = _reclaim(["report", run_json.parent.name], tmp_path, COLUMNS="300")  # no RECLAIM_HOME: ./runs
+    other = {"XDG_DATA_HOME": str(tmp_path / "xdg")}  # no RECLAIM_HOME: this user's default root
+    lost = _reclaim(["report", run_json.parent.name], tmp_path, COLUMNS="300", **other)
     assert lost.returncode != 0
     said = " ".join(lost.stderr.split())
-    assert f"no run {run_json.parent.name}" in said and f"the runs root {tmp_path / 'runs'}" in said
+    assert f"no run {run_json.parent.name}" in said and f"the runs root {tmp_path / 'xdg' / 'reclaim' / 'runs'}" in said
     assert "$RECLAIM_HOME" in said
 
 

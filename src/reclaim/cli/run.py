@@ -199,7 +199,8 @@ def run(
         help="Where to keep this run (default RUNS_ROOT/<run_id>); listed in the runs root's index "
              "wherever it lies.")] = None,
     runs_root: Annotated[Optional[Path], typer.Option(
-        help="Folder of runs and their index (default $RECLAIM_HOME/runs when set, else ./runs).")] = None,
+        help="Folder of runs and their index (default $RECLAIM_HOME/runs; RECLAIM_HOME defaults to "
+             "~/.local/share/reclaim).")] = None,
     private: Annotated[bool, typer.Option(
         help="Records readable by you alone (files 0600, folders 0700); default 0644/0755, for colleagues.")] = False,
     allow_pending: Annotated[bool, typer.Option(

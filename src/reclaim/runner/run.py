@@ -52,7 +52,7 @@ class RunOptions:
     sandbox: str = "bwrap"
     judge: JudgeConfig = field(default_factory=JudgeConfig)
     runs_root: Path | None = None
-    """None: $RECLAIM_HOME/runs, else ./runs (store/home.py)."""
+    """None: $RECLAIM_HOME/runs, one root per user (store/home.py)."""
     run_dir: Path | None = None
     private: bool = False
     allow_pending: bool = False

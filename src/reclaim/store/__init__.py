@@ -20,7 +20,7 @@ from reclaim.store.files import (
     trial_spec,
     write_model,
 )
-from reclaim.store.home import HOME_ENV, keep_records, runs_root
+from reclaim.store.home import HOME_ENV, keep_records, legacy_root, reclaim_home, root_origin, runs_root
 from reclaim.store.index import Index, find_run
 from reclaim.store.models import (
     CHECK_RUNS,
@@ -67,7 +67,10 @@ __all__ = [
     "checked_record",
     "find_run",
     "keep_records",
+    "legacy_root",
     "read_model",
+    "reclaim_home",
+    "root_origin",
     "runs_root",
     "seal",
     "sha256_file",

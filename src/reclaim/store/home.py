@@ -6,15 +6,46 @@ import os
 from pathlib import Path
 
 HOME_ENV = "RECLAIM_HOME"
-"""With it set, runs are kept in $RECLAIM_HOME/runs, wherever the command is started from."""
+"""Where this user's runs are kept: $RECLAIM_HOME/runs, wherever the command is started from."""
+
+LEGACY_ROOT = Path("runs")
+"""Where runs were kept before one root per user (./runs of the folder a run was started in): still
+read, by run id and by `reclaim runs`, so that no run recorded there is lost from sight."""
+
+
+def reclaim_home() -> Path:
+    """$RECLAIM_HOME, else $XDG_DATA_HOME/reclaim, else ~/.local/share/reclaim: one home per user, the
+    same from every folder (and, on a cluster whose home folders are shared, from every node)."""
+    home = os.environ.get(HOME_ENV)
+    if home:
+        return Path(home).expanduser()
+    data = os.environ.get("XDG_DATA_HOME")
+    return (Path(data).expanduser() if data else Path.home() / ".local" / "share") / "reclaim"
 
 
 def runs_root(given: Path | None = None) -> Path:
-    """--runs-root, else $RECLAIM_HOME/runs, else ./runs."""
+    """--runs-root, else the user's home's runs/ (reclaim_home)."""
+    return Path(given) if given is not None else reclaim_home() / "runs"
+
+
+def root_origin(given: Path | None = None) -> str:
+    """How the runs root was chosen, in words for `reclaim runs`."""
     if given is not None:
-        return Path(given)
-    home = os.environ.get(HOME_ENV)
-    return Path(home).expanduser() / "runs" if home else Path("runs")
+        return "given"
+    if os.environ.get(HOME_ENV):
+        return f"${HOME_ENV}/runs"
+    return f"this user's default; set ${HOME_ENV} to keep runs elsewhere"
+
+
+def legacy_root(root: Path) -> Path | None:
+    """./runs, where runs were kept by default before, when it holds runs and is not the root itself."""
+    if not (LEGACY_ROOT / "index.sqlite").is_file() and not any(LEGACY_ROOT.glob("*/run.json")):
+        return None
+    try:
+        same = LEGACY_ROOT.resolve() == root.resolve()
+    except OSError:
+        same = False
+    return None if same else LEGACY_ROOT
 
 
 _mask: dict[str, int | None] = {"bits": None}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from reclaim.errors import NotFound
 from reclaim.store.files import RUN_JSON, RunDir
-from reclaim.store.home import HOME_ENV, runs_root
+from reclaim.store.home import HOME_ENV, legacy_root, runs_root
 from reclaim.store.models import RunSpec, TrialRecord
 
 INDEX_FILE = "index.sqlite"
@@ -97,23 +97,32 @@ class Index:
 
 def find_run(given: Path, root: Path | None = None) -> Path:
     """A run folder as the user names it: a path to it, or its run id as `reclaim runs` prints it,
-    found in the runs root (--runs-root, $RECLAIM_HOME/runs, ./runs) or, for a run kept elsewhere
-    with --run-dir, in the index. Anything else is returned as given, for the caller to refuse."""
+    found in the runs root (--runs-root, else $RECLAIM_HOME/runs: store/home.py) or, for a run kept
+    elsewhere with --run-dir, in the root's index; then in ./runs, where runs were kept by default
+    before (read, never written). Anything else is returned as given, for the caller to refuse."""
     path = Path(given)
     if (path / RUN_JSON).is_file() or path.is_absolute() or len(path.parts) != 1:
         return path
     base = runs_root(root)
-    if (base / path / RUN_JSON).is_file():
-        return base / path
-    try:
-        listed = Index(base).run_paths()
-    except sqlite3.DatabaseError:
-        listed = []
-    found = next((p for p in listed if p.name == path.name and (p / RUN_JSON).is_file()), None)
-    if found is not None:
-        return found
+    roots = [base] + ([old] if root is None and (old := legacy_root(base)) is not None else [])
+    for where in roots:
+        found = _in_root(where, path.name)
+        if found is not None:
+            return found
     if not path.exists():  # an id found nowhere: say where it was looked for
-        raise NotFound(f"no run {given}: not a folder here, not in the runs root {base.absolute()} nor in its "
+        looked = f"the runs root {base.absolute()}" + (f" nor in {roots[1].absolute()}" if len(roots) > 1 else "")
+        raise NotFound(f"no run {given}: not a folder here, not in {looked} nor in an "
                        "index (runs started with --run-dir elsewhere are listed there); give the run's folder, "
                        f"or its runs root (--runs-root, or ${HOME_ENV} for one root wherever you start from)")
     return path
+
+
+def _in_root(root: Path, run_id: str) -> Path | None:
+    """The run folder of that id under the root, or listed in its index."""
+    if (root / run_id / RUN_JSON).is_file():
+        return root / run_id
+    try:
+        listed = Index(root).run_paths()
+    except sqlite3.DatabaseError:
+        listed = []
+    return next((p for p in listed if p.name == run_id and (p / RUN_JSON).is_file()), None)
