@@ -79,3 +79,22 @@ def test_a_task_that_needs_more_memory_than_the_machine_has_is_refused(tmp_path)
     suite = write_suite(tmp_path / "big", [task_yaml("needs-ram", "retrain", **{"budget.memory_gb": more})])
     code, out = _dry(["--suite", str(suite), "--agent", "nop", "--task", "needs-ram"], tmp_path)
     assert code != 0 and f"needs-ram ({more} GiB) need more memory than this machine has" in out
+
+
+def test_trials_whose_disk_budgets_the_runs_root_cannot_hold_are_said_before_the_run(tmp_path):
+    """Two trials at once, each allowed more disk than the runs root's file system has free: said (a
+    budget is a ceiling, so not refused), with the way out; a budget that fits says nothing."""
+    import shutil
+
+    free = shutil.disk_usage(tmp_path).free / 2**30
+    big = int(free) + 10
+    suite = write_suite(tmp_path / "big", [task_yaml(f"big-{i}", "retrain", **{"budget.disk_gb": big})
+                                           for i in range(2)])
+    code, out = _dry(["--suite", str(suite), "--agent", "nop", "--jobs", "2", "--runs-root", str(tmp_path / "r")],
+                     tmp_path)
+    assert code == 0, out
+    assert f"disk: 2 trial(s) at once may each take their disk budget, {2 * big} GiB in all" in out
+    assert f"{tmp_path} has" in out and "--jobs fewer, or --runs-root on a larger file system" in out
+    small = write_suite(tmp_path / "small", [task_yaml("small", "retrain", **{"budget.disk_gb": 0.01})])
+    code, out = _dry(["--suite", str(small), "--agent", "nop", "--runs-root", str(tmp_path / "r")], tmp_path)
+    assert code == 0 and "disk:" not in out, out

@@ -126,7 +126,7 @@ def check_run(opts: RunOptions, fetch: bool = True) -> Checked:
     if opts.budget_scale <= 0:
         raise RunError("--budget-scale must be positive")
     try:
-        warnings = held + preflight.check(opts, tasks)
+        warnings = held + _disk_note(opts, tasks) + preflight.check(opts, tasks)
     except preflight.PreflightError as e:
         raise RunError(str(e)) from None
     cache = MaterialCache(opts.materials_cache, offline=opts.offline)
@@ -214,6 +214,26 @@ def _within_memory(opts: RunOptions, tasks: list) -> tuple[list, list[str]]:
     names = ", ".join(f"{t.id} ({t.spec.budget.memory_gb:g} GiB)" for t in short)
     return _leave_out(opts, tasks, short, names, "memory", f"{have:.0f} GiB",
                       "--executor slurm runs them on a cluster's nodes")
+
+
+def _disk_note(opts: RunOptions, tasks: list) -> list[str]:
+    """A line where the runs root's file system cannot hold the trials that run at once, each at its
+    disk budget (the local executor). Not a refusal: a budget is a ceiling most trials stay far
+    below, and a full disk ends a trial as the harness's error, never the agent's."""
+    if opts.executor != "local" or not tasks:
+        return []
+    import shutil
+
+    where = (Path(opts.run_dir) if opts.run_dir else runs_root(opts.runs_root)).absolute()
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    free = shutil.disk_usage(where).free / 2**30
+    at_once = sorted((t.spec.budget.disk_gb for t in tasks), reverse=True)[:opts.jobs]
+    if sum(at_once) <= free:
+        return []
+    return [f"disk: {len(at_once)} trial(s) at once may each take their disk budget, {sum(at_once):g} GiB in all, "
+            f"and {where} has {free:.1f} GiB free: a trial that fills it ends as a harness error (--jobs fewer, or "
+            "--runs-root on a larger file system)"]
 
 
 def _leave_out(opts: RunOptions, tasks: list, short: list, names: str, what: str, here: str,
