@@ -98,3 +98,14 @@ def test_trials_whose_disk_budgets_the_runs_root_cannot_hold_are_said_before_the
     small = write_suite(tmp_path / "small", [task_yaml("small", "retrain", **{"budget.disk_gb": 0.01})])
     code, out = _dry(["--suite", str(small), "--agent", "nop", "--runs-root", str(tmp_path / "r")], tmp_path)
     assert code == 0 and "disk:" not in out, out
+
+
+def test_what_an_unverified_reference_needs_is_said_as_not_checked(tmp_path):
+    """verify.needs is prose (a licence, gated weights): the dry run checks the budget's GPUs, memory and
+    disk, and names the rest as not checked rather than letting a pass imply it."""
+    needs = "a MOSEK licence and about 10 CPU minutes"
+    suite = write_suite(tmp_path / "suite", [task_yaml("licensed", "retrain", **{"verify.needs": needs})])
+    code, out = _dry(["--suite", str(suite), "--agent", "nop"], tmp_path)
+    assert code == 0, out
+    assert f"not checked, a reference never verified here: what verifying it needs beyond its budget " \
+           f"(verify.needs): licensed: {needs}" in out

@@ -53,18 +53,26 @@ class Presence:
     to_fetch: int = 0
     hosts: dict[str, str | None] = field(default_factory=dict)
     gaps: list[Gap] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
+    """Tasks whose reference was not run here, with what their verify.needs says (free text)."""
 
     def lines(self) -> list[str]:
         asked = ", ".join(f"{h} {'answered' if why is None else 'did not'}" for h, why in self.hosts.items())
-        return [f"materials: {self.cached} cached, {self.to_fetch} to fetch when the run starts"
-                + (f" (asked: {asked})" if asked else ""),
-                f"not checked: {NOT_CHECKED}"]
+        out = [f"materials: {self.cached} cached, {self.to_fetch} to fetch when the run starts"
+               + (f" (asked: {asked})" if asked else ""),
+               f"not checked: {NOT_CHECKED}"]
+        if self.unverified:  # the budget's GPUs, memory and disk were checked; the rest of it is prose
+            out.append("not checked, a reference never verified here: what verifying it needs beyond its budget "
+                       "(verify.needs): " + "; ".join(self.unverified))
+        return out
 
 
 def survey(tasks: list[Task], cache: MaterialCache, ask: bool = True) -> Presence:
     """Every item the tasks need, looked up in the cache and, with ``ask``, its host asked once."""
     p = Presence()
     for task in tasks:
+        if task.spec.verified is None and task.spec.verify.needs.strip():
+            p.unverified.append(f"{task.id}: {task.spec.verify.needs.strip()}")
         named, bad = sources(task, cache)
         p.gaps += [Gap(task.id, name, "", why) for name, why in bad]
         for name, src in named:
