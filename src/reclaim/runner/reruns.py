@@ -21,7 +21,9 @@ where it applies, in this order, stopping at the first that shows the numbers wi
    Where data or weights were released too, that is the agent's own implementation, which must
    then show that it computed the number from them (4 and 5); else nothing computed it.
 4. **withheld** (data or weights released): without them and their copies; where that fails,
-   **scrambled**: with their content scrambled, format kept (runner/scramble.py). With
+   **scrambled**: with their content scrambled, format kept (runner/scramble.py; not run where no
+   released file is of a format it scrambles: the same bytes would give the same number, and the
+   perturbations decide). With
    ``verify.scramble: sample``, on a sixteenth of the rows, and where the number stays the same
    there, **scrambled-whole** decides, every row scrambled. All are bounded in time by twice the
    fresh run's.
@@ -240,6 +242,11 @@ def _without_data(rx: Reexec, record: ReexecRecord, spec: TaskSpec, got: Reading
         return False
     whole = spec.verify.scramble == "whole"
     views, done = _scrambled_views(rx, "scrambled", shown_data, seed, whole)
+    if not done and not held:  # no file of a format scramble.py reads: the run would be the fresh one again,
+        # and its same number would stop the perturbations, the one check left that can vouch
+        record.scrambled = ReexecRecord(ran=False, reason="no released file of a format that can be scrambled",
+                                        mode=record.mode, script=script)
+        return True
     record.scrambled = _scrambled(rx, "scrambled", keep + views, done, held, inputs, script, wall, seed, whole)
     stays = came_out(record.scrambled, rx.base / "scrambled", spec, got)
     if whole or not stays:
