@@ -68,7 +68,7 @@ def test_the_default_root_is_one_per_user_from_any_folder_and_old_runs_stay_foun
     listed = _reclaim(["runs"], b, COLUMNS="80", **user)
     said = " ".join(listed.stdout.split())
     assert run_json.parent.name in said and old.path.name not in said  # listed apart, not mixed in
-    assert f"1 more run in {b / 'runs'}, where runs were kept before" in said and "reclaim runs runs" in said
+    assert f"1 more run in {b / 'runs'}, where runs were kept before" in said and f"reclaim runs {b / 'runs'}" in said
     lost = _reclaim(["report", "20990101-000000-nothing"], b, COLUMNS="300", **user)
     assert lost.returncode != 0
     said = " ".join(lost.stderr.split())

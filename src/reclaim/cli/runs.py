@@ -61,7 +61,7 @@ def runs(root: RootArg = None) -> None:
         n = len(_rows(Index(old))) if Index(old).exists() else len(list(old.glob("*/run.json")))
         console.print(f"{n} more run{'s' * (n != 1)} in {old.absolute()}, where runs were kept before one root "
                       "per user; their ids are found from here, and this lists them:", highlight=False)
-        console.print(f"  reclaim runs {old}", highlight=False, soft_wrap=True)
+        console.print(f"  reclaim runs {old.absolute()}", highlight=False, soft_wrap=True)
 
 
 def _where(said: str, root: Path, given: Path | None, hint: str = "") -> None:
