@@ -59,6 +59,7 @@ class Dimension:
             # caches of this user's own: the harness prepares environments and materials as it
             "RECLAIM_ENVS_CACHE": f"/var/tmp/reclaim-test-envs-{self.uid}",
             "RECLAIM_MATERIALS_CACHE": f"/var/tmp/reclaim-test-materials-{self.uid}",
+            "RECLAIM_HOME": f"/var/tmp/reclaim-test-home-{self.uid}",  # its runs root, not the test's tmp_path
             "OPENAI_API_KEY": self.secret, "ANTHROPIC_API_KEY": self.secret + "-ant",
             "GEMINI_API_KEY": self.secret + "-gem", "AWS_SECRET_ACCESS_KEY": self.secret + "-aws",
         }

@@ -131,3 +131,14 @@ def test_private_records_are_the_owners_alone(tmp_path, sandbox_name):
     assert res.returncode == 0, res.stderr
     files, dirs = _modes(tmp_path / "r")
     assert files == {0o600} and dirs == {0o700}
+
+
+def test_a_runs_root_that_cannot_be_made_is_refused_in_one_line_before_anything_runs(tmp_path, sandbox_name):
+    """Before, each trial ended in error on its own (the sandboxes hide the root, and could not reach it)."""
+    suite = write_suite(tmp_path / "suite", [task_yaml("mean-run", "run")])
+    (tmp_path / "afile").write_text("")
+    res = _reclaim(["run", "--suite", str(suite), "--agent", "nop", "--sandbox", sandbox_name],
+                   tmp_path, RECLAIM_HOME=str(tmp_path / "afile" / "home"))
+    said = " ".join(res.stderr.split())
+    assert res.returncode == 2 and "Traceback" not in said, said
+    assert f"the runs root {tmp_path / 'afile' / 'home' / 'runs'} cannot be used" in said and "$RECLAIM_HOME" in said

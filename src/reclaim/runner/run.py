@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from collections.abc import Callable
@@ -252,6 +253,13 @@ def _leave_out(opts: RunOptions, tasks: list, short: list, names: str, what: str
 def _write_plan(opts: RunOptions, suite: Suite, tasks: list, cache: MaterialCache) -> RunDir:
     keep_records(opts.private)
     root = runs_root(opts.runs_root).resolve()
+    try:  # the index lives there, and the sandboxes hide it: one line now, not an error in every trial
+        root.mkdir(parents=True, exist_ok=True)
+        if not os.access(root, os.W_OK | os.X_OK):
+            raise PermissionError("not writable by this user")
+    except OSError as e:
+        raise RunError(f"the runs root {root} cannot be used ({e.strerror or e}): set $RECLAIM_HOME to a folder "
+                       "of yours (runs go to $RECLAIM_HOME/runs), or give --runs-root DIR") from None
     run_id = new_run_id() if opts.run_dir is None else Path(opts.run_dir).name
     rd = RunDir(Path(opts.run_dir).resolve() if opts.run_dir else root / run_id)
     if (rd.path / "run.json").exists():
